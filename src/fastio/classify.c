@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "fastio.h"
+
+/*
+ * Filesystems whose regular files report a size that is not their length:
+ * procfs and most pseudo filesystems say 0, sysfs says 4096, FUSE says what
+ * the daemon likes. Numbers from <linux/magic.h> and fuse(4).
+ */
+static const unsigned long pseudo_fs_magic[] = {
+	0x9fa0,     /* procfs */
+	0x62656572, /* sysfs */
+	0x64626720, /* debugfs */
+	0x74726163, /* tracefs */
+	0x73636673, /* securityfs */
+	0x62656570, /* configfs */
+	0x27e0eb,   /* cgroup */
+	0x63677270, /* cgroup2 */
+	0xde5e81e4, /* efivarfs */
+	0x65735546, /* fuse */
+};
+
+static int
+on_pseudo_fs(int fd)
+{
+	struct statfs sfs;
+	size_t i;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return 0;
+	for (i = 0; i < sizeof pseudo_fs_magic / sizeof pseudo_fs_magic[0]; i++)
+		if ((unsigned long)sfs.f_type == pseudo_fs_magic[i])
+			return 1;
+	return 0;
+}
+
+static enum fio_kind
+regular_kind(int fd, const struct stat *st)
+{
+	if (st->st_size == 0)
+		return FIO_SPECIAL;
+	/*
+	 * Pseudo files own no blocks; asking statfs only then keeps the extra
+	 * syscall off the path of ordinary files, which always have blocks
+	 * once they have data (a fully sparse file pays it and stays regular).
+	 */
+	if (st->st_blocks == 0 && on_pseudo_fs(fd))
+		return FIO_SPECIAL;
+	return FIO_REGULAR;
+}
+
+static enum fio_kind
+char_kind(int fd, const struct stat *st)
+{
+	if (st->st_rdev == makedev(1, 3))
+		return FIO_DEVNULL;
+	if (isatty(fd))
+		return FIO_TTY;
+	return FIO_CHAR;
+}
+
+int
+fio_classify(int fd, struct fio_fd *f)
+{
+	int fl;
+
+	memset(f, 0, sizeof *f);
+	f->fd = fd;
+	f->kind = FIO_UNKNOWN;
+	if (fstat(fd, &f->st) < 0)
+		return -1;
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0) {
+		if ((fl & O_ACCMODE) != O_WRONLY)
+			f->flags |= FIO_READABLE;
+		if ((fl & O_ACCMODE) != O_RDONLY)
+			f->flags |= FIO_WRITABLE;
+		if (fl & O_APPEND)
+			f->flags |= FIO_APPEND;
+		if (fl & O_NONBLOCK)
+			f->flags |= FIO_NONBLOCK;
+	}
+	switch (f->st.st_mode & S_IFMT) {
+	case S_IFREG:
+		f->kind = regular_kind(fd, &f->st);
+		break;
+	case S_IFIFO:
+		f->kind = FIO_PIPE;
+		fl = fcntl(fd, F_GETPIPE_SZ);
+		f->pipe_size = fl > 0 ? (size_t)fl : 0;
+		break;
+	case S_IFSOCK:
+		f->kind = FIO_SOCKET;
+		break;
+	case S_IFCHR:
+		f->kind = char_kind(fd, &f->st);
+		break;
+	case S_IFBLK:
+		f->kind = FIO_BLOCK;
+		break;
+	case S_IFDIR:
+		f->kind = FIO_DIRECTORY;
+		break;
+	default:
+		f->kind = FIO_OTHER;
+		break;
+	}
+	return 0;
+}
+
+const char *
+fio_kind_name(enum fio_kind kind)
+{
+	static const char *const names[] = {
+		[FIO_UNKNOWN] = "unknown", [FIO_REGULAR] = "regular",
+		[FIO_SPECIAL] = "special", [FIO_PIPE] = "pipe",
+		[FIO_TTY] = "tty",	   [FIO_SOCKET] = "socket",
+		[FIO_DEVNULL] = "devnull", [FIO_CHAR] = "char",
+		[FIO_BLOCK] = "block",	   [FIO_DIRECTORY] = "directory",
+		[FIO_OTHER] = "other",
+	};
+
+	if ((unsigned)kind >= sizeof names / sizeof names[0])
+		return "?";
+	return names[kind];
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "fastio.h"
+#include "tune.h"
+
+/* The one place EINTR is retried; every byte-moving syscall goes through it. */
+#define RETRY(call)                                                            \
+	do {                                                                   \
+		ssize_t r_;                                                    \
+		do                                                             \
+			r_ = (call);                                           \
+		while (r_ < 0 && errno == EINTR);                              \
+		return r_;                                                     \
+	} while (0)
+
+static size_t
+cap(size_t len)
+{
+	return len > FIO_MAX_IO ? FIO_MAX_IO : len;
+}
+
+ssize_t
+fio_read(int fd, void *buf, size_t len)
+{
+	RETRY(read(fd, buf, cap(len)));
+}
+
+ssize_t
+fio_write(int fd, const void *buf, size_t len)
+{
+	RETRY(write(fd, buf, cap(len)));
+}
+
+ssize_t
+fio_vmsplice(int fd, const struct iovec *iov, size_t count, unsigned flags)
+{
+	size_t total = 0, i;
+
+	if (count > IOV_MAX)
+		count = IOV_MAX;
+	for (i = 0; i < count; i++) {
+		if (iov[i].iov_len > FIO_MAX_IO - total)
+			break;
+		total += iov[i].iov_len;
+	}
+	RETRY(vmsplice(fd, iov, i, flags));
+}
+
+ssize_t
+fio_tee(int in, int out, size_t len, unsigned flags)
+{
+	RETRY(tee(in, out, cap(len), flags));
+}
+
+int
+fio_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = fio_write(fd, p, len);
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static size_t
+pipe_max_size(void)
+{
+	unsigned long v = 0;
+	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "re");
+
+	if (f != NULL) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+size_t
+fio_pipe_grow(int fd, size_t want)
+{
+	int now = fcntl(fd, F_GETPIPE_SZ);
+	size_t limit;
+
+	if (now < 0)
+		return 0;
+	if ((size_t)now >= want)
+		return (size_t)now;
+	if (want <= (size_t)INT32_MAX && fcntl(fd, F_SETPIPE_SZ, (int)want) >= 0)
+		return (size_t)fcntl(fd, F_GETPIPE_SZ);
+	/*
+	 * Unprivileged callers may not exceed pipe-max-size (EPERM); past the
+	 * per-user soft quota the kernel refuses anything above one page.
+	 * Either way a smaller pipe still works, so try the system limit once
+	 * and then keep whatever size the pipe has.
+	 */
+	limit = pipe_max_size();
+	if (limit > (size_t)now && limit < want)
+		(void)fcntl(fd, F_SETPIPE_SZ, (int)limit);
+	now = fcntl(fd, F_GETPIPE_SZ);
+	return now > 0 ? (size_t)now : 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PROG_H
+#define PROG_H
+
+/* Program-side helpers shared by the tools: messages and stdout's close. */
+
+/* argv[0] as invoked, which is what GNU's messages show. */
+extern const char *program_name;
+
+void prog_init(const char *argv0);
+
+/* Print "PROG: MESSAGE" and, when err is not 0, ": strerror(err)". */
+void prog_warn(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* GNU's second line after an option error. */
+void prog_try_help(void);
+
+/* GNU-shaped --version text for command (its fixed name, not argv[0]). */
+void prog_version(const char *command);
+
+/*
+ * Flush and close stdout and stderr as GNU's close_stdout does. Returns 0,
+ * or 1 after printing "PROG: write error: ..." when stdout failed.
+ */
+int prog_close_stdout(void);
+
+#endif

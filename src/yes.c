@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fastio/fastio.h"
+#include "prog.h"
+
+static int
+usage(int status)
+{
+	if (status != EXIT_SUCCESS) {
+		prog_try_help();
+		return status;
+	}
+	printf("Usage: %s [STRING]...\n"
+	       "  or:  %s OPTION\n",
+	       program_name, program_name);
+	fputs("Repeatedly output a line with all specified STRING(s), or 'y'.\n"
+	      "\n"
+	      "      --help\n"
+	      "         display this help and exit\n"
+	      "      --version\n"
+	      "         output version information and exit\n"
+	      "\n"
+	      "This yes is part of fastio-utils, a faster drop-in for GNU "
+	      "coreutils' yes.\n"
+	      "Full documentation: man yes\n",
+	      stdout);
+	return prog_close_stdout();
+}
+
+/* The operands joined by spaces, newline-terminated, in one new buffer. */
+static char *
+join(char **args, int n, size_t *lenp)
+{
+	size_t len = 0, k;
+	char *line, *p;
+	int i;
+
+	for (i = 0; i < n; i++)
+		len += strlen(args[i]) + 1;
+	line = malloc(len);
+	if (line == NULL)
+		return NULL;
+	p = line;
+	for (i = 0; i < n; i++) {
+		k = strlen(args[i]);
+		memcpy(p, args[i], k);
+		p += k;
+		*p++ = ' ';
+	}
+	line[len - 1] = '\n';
+	*lenp = len;
+	return line;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char *default_args[] = { "y" };
+	char **args;
+	char *line;
+	size_t len;
+	int nargs;
+
+	prog_init(argv[0]);
+	/*
+	 * GNU yes makes a single getopt_long call: the first option found
+	 * anywhere before "--" decides, and permutation moves the operands
+	 * behind a "--" wherever it stands (POSIXLY_CORRECT stops at the
+	 * first operand instead).
+	 */
+	switch (getopt_long(argc, argv, "", longopts, NULL)) {
+	case -1:
+		break;
+	case 'h':
+		return usage(EXIT_SUCCESS);
+	case 'v':
+		prog_version("yes");
+		return prog_close_stdout();
+	default:
+		return usage(EXIT_FAILURE);
+	}
+	argc -= optind;
+	argv += optind;
+
+	args = argc > 0 ? argv : default_args;
+	nargs = argc > 0 ? argc : 1;
+	line = join(args, nargs, &len);
+	if (line == NULL) {
+		prog_warn(0, "memory exhausted");
+		return EXIT_FAILURE;
+	}
+	(void)fio_init();
+	if (fio_repeat(STDOUT_FILENO, line, len, FIO_FOREVER, NULL) < 0)
+		prog_warn(errno, "standard output");
+	return EXIT_FAILURE;
+}
