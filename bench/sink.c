@@ -32,7 +32,8 @@ main(int argc, char *argv[])
 	int use_splice, null_fd;
 	ssize_t n;
 
-	if (argc != 3 || (strcmp(argv[1], "splice") && strcmp(argv[1], "read"))) {
+	if (argc != 3 ||
+	    (strcmp(argv[1], "splice") && strcmp(argv[1], "read"))) {
 		fprintf(stderr, "usage: sink splice|read BYTES\n");
 		return 2;
 	}
@@ -43,9 +44,9 @@ main(int argc, char *argv[])
 		size_t ask = want - got < sizeof buf ? want - got : sizeof buf;
 
 		if (use_splice)
-			n = splice(0, NULL, null_fd, NULL,
-				   want - got < (1 << 20) ? want - got : 1 << 20,
-				   0);
+			n = splice(
+			    0, NULL, null_fd, NULL,
+			    want - got < (1 << 20) ? want - got : 1 << 20, 0);
 		else
 			n = read(0, buf, ask);
 		if (n <= 0) {

@@ -11,7 +11,7 @@ void prog_init(const char *argv0);
 
 /* Print "PROG: MESSAGE" and, when err is not 0, ": strerror(err)". */
 void prog_warn(int err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* GNU's second line after an option error. */
 void prog_try_help(void);

@@ -64,11 +64,11 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'v'},
+	    {NULL, 0, NULL, 0},
 	};
-	static char *default_args[] = { "y" };
+	static char *default_args[] = {"y"};
 	char **args;
 	char *line;
 	size_t len;

@@ -1,2 +1,451 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
 #include <check.h>
-int main(void){return 0;}
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spawn.h"
+
+#define MIB ((size_t)1 << 20)
+/* Bytes verified line by line per stream: many pipefuls of 1 MiB. */
+#define STREAM	 (16 * MIB)
+#define MAX_ARGS 4100
+
+/* Each strategy forced in turn; NULL leaves libfastio's own choice. */
+static const char *const forced[][2] = {
+    {NULL, NULL},		       /* tee, source filled by vmsplice */
+    {"FASTIO_DISABLE=vmsplice", NULL}, /* tee, source filled by write */
+    {"FASTIO_DISABLE=tee", NULL},      /* vmsplice */
+    {"FASTIO_DISABLE=all", NULL},      /* write */
+};
+#define NFORCED (int)(sizeof forced / sizeof forced[0])
+
+static const char *
+forced_name(int i)
+{
+	static const char *const names[] = {"tee", "tee-write-filled",
+					    "vmsplice", "write"};
+	return names[i];
+}
+
+struct yes_run {
+	const char *argv[MAX_ARGS + 2];
+	char *storage;
+	char *line; /* what one repetition should be */
+	size_t line_len;
+};
+
+/* argv for yes with n arguments (or one argument making a size-byte line). */
+static void
+yes_args(struct yes_run *y, size_t size, int nargs)
+{
+	size_t i, len = 0;
+	char *p;
+	int a;
+
+	y->argv[0] = "yes";
+	if (nargs == 0) { /* one argument, size - 1 varied bytes */
+		y->storage = p = malloc(size);
+		for (i = 0; i + 1 < size; i++)
+			p[i] = (char)('a' + (i * 7 + i / 26) % 26);
+		p[size - 1] = '\0';
+		y->argv[1] = p;
+		y->argv[2] = NULL;
+		nargs = 1;
+	} else {
+		y->storage = p = malloc((size_t)nargs * 8);
+		for (a = 0; a < nargs; a++) {
+			y->argv[a + 1] = p;
+			p += sprintf(p, "w%d", a) + 1;
+		}
+		y->argv[nargs + 1] = NULL;
+	}
+	for (a = 1; a <= nargs; a++)
+		len += strlen(y->argv[a]) + 1;
+	y->line = p = malloc(len);
+	for (a = 1; a <= nargs; a++) {
+		i = strlen(y->argv[a]);
+		memcpy(p, y->argv[a], i);
+		p += i;
+		*p++ = a == nargs ? '\n' : ' ';
+	}
+	y->line_len = len;
+}
+
+static void
+yes_free(struct yes_run *y)
+{
+	free(y->storage);
+	free(y->line);
+}
+
+static void
+assert_stream(const struct spawn_result *r, const struct yes_run *y,
+	      size_t expect_len)
+{
+	char msg[512];
+
+	ck_assert_msg(lines_check(r->out, r->out_len, y->line, y->line_len, 1,
+				  msg, sizeof msg) == 0,
+		      "%s", msg);
+	if (expect_len)
+		ck_assert_uint_eq(r->out_len, expect_len);
+}
+
+/* Line sizes that straddle pages, pipe slots and chunk boundaries. */
+static const size_t sizes[] = {1,    2,	   3,	 4095,	4096,
+			       4097, 8191, 8192, 65537, 131071};
+#define NSIZES	  (int)(sizeof sizes / sizeof sizes[0])
+#define NPATTERNS (NSIZES + 2) /* + 1 argument "y" default + 4000 args */
+
+static void
+pattern_case(struct yes_run *y, int k)
+{
+	if (k < NSIZES)
+		yes_args(y, sizes[k], 0);
+	else if (k == NSIZES)
+		yes_args(y, 0, 4000);
+	else {
+		yes_args(y, 2, 0); /* overwritten: no operand at all */
+		y->argv[1] = NULL;
+		memcpy(y->line, "y\n", 2);
+	}
+}
+
+START_TEST(stream_matrix)
+{
+	int kind = _i % 2, strategy = _i / 2 % NFORCED,
+	    pattern = _i / 2 / NFORCED;
+	struct spawn s = {0};
+	struct spawn_result r;
+	struct yes_run y;
+
+	pattern_case(&y, pattern);
+	s.prog = "yes";
+	s.argv = y.argv;
+	s.env = forced[strategy];
+	s.out = kind ? OUT_SPLICE_PIPE : OUT_PIPE;
+	s.out_max = STREAM;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(r.signaled && r.signal == SIGPIPE,
+		      "strategy %s, pattern %d: not killed by SIGPIPE",
+		      forced_name(strategy), pattern);
+	ck_assert_str_eq(r.err, "");
+	assert_stream(&r, &y, STREAM);
+	spawn_free(&r);
+	yes_free(&y);
+}
+END_TEST
+
+/* Outputs that are not plain pipes, with the default strategy. */
+START_TEST(other_outputs)
+{
+	static const enum spawn_out kinds[] = {OUT_SOCKET, OUT_PTY, OUT_FILE,
+					       OUT_NONBLOCK_PIPE};
+	static const char *const errors[] = {
+	    "",
+	    "yes: standard output: Input/output error\n",
+	    "yes: standard output: File too large\n",
+	    "yes: standard output: Resource temporarily unavailable\n",
+	};
+	int k = _i / 2;
+	struct spawn s = {0};
+	struct spawn_result r;
+	struct yes_run y;
+
+	yes_args(&y, _i % 2 ? 4097 : 2, 0);
+	s.prog = "yes";
+	s.argv = y.argv;
+	s.out = kinds[k];
+	s.out_max = kinds[k] == OUT_NONBLOCK_PIPE ? 0 : STREAM;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_str_eq(r.err, errors[k]);
+	if (kinds[k] == OUT_SOCKET)
+		ck_assert(r.signaled && r.signal == SIGPIPE);
+	else
+		ck_assert(r.exited && r.status == 1);
+	assert_stream(&r, &y, kinds[k] == OUT_NONBLOCK_PIPE ? 0 : STREAM);
+	/* Non-blocking: it wrote until the pipe was full, then gave up. */
+	if (kinds[k] == OUT_NONBLOCK_PIPE)
+		ck_assert_uint_ge(r.out_len, 4096);
+	spawn_free(&r);
+	yes_free(&y);
+}
+END_TEST
+
+/* /dev/null gets real writes (no special case) and memory stays small. */
+START_TEST(devnull_writes)
+{
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	s.prog = "yes";
+	s.out = OUT_DEVNULL;
+	s.out_max = 256 * MIB;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert(r.signaled && r.signal == SIGTERM);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_uint_gt(r.peak_rss_kb, 0);
+	ck_assert_uint_lt(r.peak_rss_kb, 16 * 1024);
+	spawn_free(&r);
+}
+END_TEST
+
+static const struct error_case {
+	const char *arg;
+	enum spawn_out out;
+	int ignore_sigpipe;
+	const char *err; /* NULL: killed by SIGPIPE, nothing printed */
+} error_cases[] = {
+    {NULL, OUT_DEVFULL, 0, "yes: standard output: No space left on device\n"},
+    {NULL, OUT_CLOSED, 0, "yes: standard output: Bad file descriptor\n"},
+    {NULL, OUT_PIPE, 1, "yes: standard output: Broken pipe\n"},
+    {NULL, OUT_PIPE, 0, NULL},
+    {NULL, OUT_SPLICE_PIPE, 1, "yes: standard output: Broken pipe\n"},
+    {"--help", OUT_DEVFULL, 0, "yes: write error: No space left on device\n"},
+    {"--help", OUT_CLOSED, 0, "yes: write error: Bad file descriptor\n"},
+    {"--version", OUT_DEVFULL, 0,
+     "yes: write error: No space left on device\n"},
+    {"--version", OUT_CLOSED, 0, "yes: write error: Bad file descriptor\n"},
+};
+#define NERRORS (int)(sizeof error_cases / sizeof error_cases[0])
+
+START_TEST(errors)
+{
+	const struct error_case *c = &error_cases[_i / NFORCED];
+	const char *argv[] = {"yes", c->arg, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	s.prog = "yes";
+	s.argv = argv;
+	s.env = forced[_i % NFORCED];
+	s.out = c->out;
+	s.out_max = 64 * 1024;
+	s.ignore_sigpipe = c->ignore_sigpipe;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	if (c->err == NULL) {
+		ck_assert(r.signaled && r.signal == SIGPIPE);
+		ck_assert_str_eq(r.err, "");
+	} else {
+		ck_assert_str_eq(r.err, c->err);
+		ck_assert(r.exited && r.status == 1);
+	}
+	spawn_free(&r);
+}
+END_TEST
+
+#define HELP_TAIL                                                              \
+	"Repeatedly output a line with all specified STRING(s), or 'y'.\n"     \
+	"\n"                                                                   \
+	"      --help\n"                                                       \
+	"         display this help and exit\n"                                \
+	"      --version\n"                                                    \
+	"         output version information and exit\n"                       \
+	"\n"                                                                   \
+	"This yes is part of fastio-utils, a faster drop-in for GNU "          \
+	"coreutils' yes.\n"                                                    \
+	"Full documentation: man yes\n"
+#define HELP "Usage: yes [STRING]...\n  or:  yes OPTION\n" HELP_TAIL
+#define VERSION_TEXT                                                           \
+	"yes (fastio-utils) " PACKAGE_VERSION "\n"                             \
+	"Copyright (C) 2026 the fastio-utils authors.\n"                       \
+	"License MIT: <https://opensource.org/licenses/MIT>.\n"                \
+	"This is free software: you are free to change and redistribute it.\n" \
+	"There is NO WARRANTY, to the extent permitted by law.\n"
+#define TRY "Try 'yes --help' for more information.\n"
+
+static const struct option_case {
+	const char *argv[5];
+	int posixly_correct;
+	const char *out; /* exact text, or the line repeated if it ends "\n" and
+			  * repeat is set */
+	int repeat;
+	const char *err;
+	int status; /* -1: killed by SIGPIPE */
+} option_cases[] = {
+    {{"--help"}, 0, HELP, 0, "", 0},
+    {{"--h"}, 0, HELP, 0, "", 0},
+    {{"--he"}, 0, HELP, 0, "", 0},
+    {{"--version"}, 0, VERSION_TEXT, 0, "", 0},
+    {{"--v"}, 0, VERSION_TEXT, 0, "", 0},
+    {{"--ver"}, 0, VERSION_TEXT, 0, "", 0},
+    {{"a", "--help", "b"}, 0, HELP, 0, "", 0},
+    {{"--help", "-n"}, 0, HELP, 0, "", 0},
+    {{"--version", "--help"}, 0, VERSION_TEXT, 0, "", 0},
+    {{"-n", "--help"}, 0, "", 0, "yes: invalid option -- 'n'\n" TRY, 1},
+    {{"-n"}, 0, "", 0, "yes: invalid option -- 'n'\n" TRY, 1},
+    {{"--foo"}, 0, "", 0, "yes: unrecognized option '--foo'\n" TRY, 1},
+    {{"--help=x"},
+     0,
+     "",
+     0,
+     "yes: option '--help' doesn't allow an argument\n" TRY,
+     1},
+    {{"--versionx"},
+     0,
+     "",
+     0,
+     "yes: unrecognized option '--versionx'\n" TRY,
+     1},
+    {{NULL}, 0, "y\n", 1, "", -1},
+    {{"--"}, 0, "y\n", 1, "", -1},
+    {{"-"}, 0, "-\n", 1, "", -1},
+    {{"a", "--", "b"}, 0, "a b\n", 1, "", -1},
+    {{"--", "--help"}, 0, "--help\n", 1, "", -1},
+    {{"a", "--", "--", "b"}, 0, "a -- b\n", 1, "", -1},
+    {{"a", "--", "b", "--help"}, 0, "a b --help\n", 1, "", -1},
+    {{"a", "", "b"}, 0, "a  b\n", 1, "", -1},
+    {{""}, 0, "\n", 1, "", -1},
+    {{"a b", "c\nd"}, 0, "a b c\nd\n", 1, "", -1},
+    {{"a", "--help"}, 1, "a --help\n", 1, "", -1},
+    {{"--help", "a"}, 1, HELP, 0, "", 0},
+    {{"a", "-n"}, 1, "a -n\n", 1, "", -1},
+};
+#define NOPTIONS (int)(sizeof option_cases / sizeof option_cases[0])
+
+START_TEST(options)
+{
+	const struct option_case *c = &option_cases[_i];
+	const char *argv[7] = {"yes"};
+	const char *env[] = {"POSIXLY_CORRECT=1", NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	char msg[512];
+	int i;
+
+	for (i = 0; i < 5 && c->argv[i]; i++)
+		argv[i + 1] = c->argv[i];
+	s.prog = "yes";
+	s.argv = argv;
+	s.env = c->posixly_correct ? env : NULL;
+	s.out = OUT_PIPE;
+	s.out_max = c->repeat ? 65536 : 0;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(lines_check(r.out, r.out_len, c->out, strlen(c->out),
+				  c->repeat, msg, sizeof msg) == 0,
+		      "case %d: %s", _i, msg);
+	ck_assert_str_eq(r.err, c->err);
+	if (c->status < 0)
+		ck_assert(r.signaled && r.signal == SIGPIPE);
+	else
+		ck_assert(r.exited && r.status == c->status);
+	spawn_free(&r);
+}
+END_TEST
+
+/* Messages name the program as invoked, as GNU's do. */
+START_TEST(program_name_as_invoked)
+{
+	const char *argv[] = {"/some/where/yes", "-x", NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	s.prog = "yes";
+	s.argv = argv;
+	s.out = OUT_PIPE;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_str_eq(r.err, "/some/where/yes: invalid option -- 'x'\n"
+				"Try '/some/where/yes --help' for more "
+				"information.\n");
+	spawn_free(&r);
+	argv[1] = NULL;
+	s.out = OUT_DEVFULL;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_str_eq(r.err, "/some/where/yes: standard output: No space "
+				"left on device\n");
+	spawn_free(&r);
+}
+END_TEST
+
+static int
+version_runs_under(unsigned long limit)
+{
+	const char *argv[] = {"yes", "--version", NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	int ok;
+
+	s.prog = "yes";
+	s.argv = argv;
+	s.out = OUT_PIPE;
+	s.vm_limit = limit;
+	if (spawn_run(&s, &r) < 0)
+		return 0;
+	ok = r.exited && r.status == 0 && r.out_len > 0;
+	spawn_free(&r);
+	return ok;
+}
+
+/*
+ * GNU's own tests run yes under `ulimit -v` a little above what --version
+ * needs. Ours must still work there; with only 1 MiB of headroom the big
+ * mapping is refused and the small-buffer write() path takes over.
+ */
+START_TEST(address_space_limit)
+{
+	static const unsigned long headroom[] = {15 * 1000 * 1000, MIB};
+	unsigned long lo = MIB, hi = 256 * MIB, mid;
+	struct spawn s = {0};
+	struct spawn_result r;
+	struct yes_run y;
+
+	ck_assert(version_runs_under(hi));
+	while (hi - lo > 64 * 1024) {
+		mid = lo + (hi - lo) / 2;
+		if (version_runs_under(mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	yes_args(&y, 4097, 0);
+	s.prog = "yes";
+	s.argv = y.argv;
+	s.out = OUT_PIPE;
+	s.out_max = 4 * MIB;
+	s.vm_limit = hi + headroom[_i];
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_str_eq(r.err, "");
+	assert_stream(&r, &y, 4 * MIB);
+	spawn_free(&r);
+	yes_free(&y);
+}
+END_TEST
+
+static Suite *
+yes_suite(void)
+{
+	Suite *s = suite_create("yes");
+	TCase *tc;
+
+	tc = tcase_create("streams");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, stream_matrix, 0, 2 * NFORCED * NPATTERNS);
+	tcase_add_loop_test(tc, other_outputs, 0, 8);
+	tcase_add_test(tc, devnull_writes);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, errors, 0, NERRORS * NFORCED);
+	tcase_add_loop_test(tc, options, 0, NOPTIONS);
+	tcase_add_test(tc, program_name_as_invoked);
+	tcase_add_loop_test(tc, address_space_limit, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(yes_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+/* Holding pipes for OUT_SPLICE_PIPE: each is grown to this size. */
+#define HOLD_PIPE_SIZE (1 << 20)
+#define HOLD_PIPES_MAX 64
+
+const char *
+spawn_path(const char *prog)
+{
+	static char path[4096];
+	const char *top = getenv("FIO_BUILDDIR");
+
+	snprintf(path, sizeof path, "%s/src/%s", top ? top : ".", prog);
+	return path;
+}
+
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+
+static int
+buf_reserve(struct buf *b, size_t more)
+{
+	char *p;
+	size_t cap = b->cap ? b->cap : 65536;
+
+	while (cap - b->len < more)
+		cap *= 2;
+	if (cap == b->cap)
+		return 0;
+	p = realloc(b->data, cap + 1);
+	if (p == NULL)
+		return -1;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+/* Read what fd has into b; returns bytes read, 0 at EOF, -1 on EAGAIN. */
+static ssize_t
+buf_fill(struct buf *b, int fd, size_t limit)
+{
+	size_t want = 65536;
+	ssize_t n;
+
+	if (limit && limit - b->len < want)
+		want = limit - b->len;
+	if (buf_reserve(b, want) < 0)
+		return 0;
+	do
+		n = read(fd, b->data + b->len, want);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? -1 : 0; /* EIO: pty slave gone */
+	b->len += (size_t)n;
+	b->data[b->len] = '\0';
+	return n;
+}
+
+static int
+temp_file(const char *data, size_t len)
+{
+	char path[] = "/tmp/fastio-test-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (len > 0 && write(fd, data, len) != (ssize_t)len) {
+		close(fd);
+		return -1;
+	}
+	lseek(fd, 0, SEEK_SET);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+static int
+open_pty(int *master, int *slave)
+{
+	struct termios t;
+
+	*master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*master < 0 || grantpt(*master) < 0 || unlockpt(*master) < 0)
+		return -1;
+	*slave = open(ptsname(*master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*slave < 0 || tcgetattr(*slave, &t) < 0)
+		return -1;
+	/* Raw: the line discipline must pass bytes through unchanged. */
+	cfmakeraw(&t);
+	return tcsetattr(*slave, TCSANOW, &t);
+}
+
+/* The two ends of the child's stdout: ours (-1 if none) and its. */
+static int
+make_output(const struct spawn *s, int *ours, int *theirs)
+{
+	int p[2];
+
+	*ours = *theirs = -1;
+	switch (s->out) {
+	case OUT_PIPE:
+	case OUT_SPLICE_PIPE:
+	case OUT_NONBLOCK_PIPE:
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return -1;
+		if (s->out == OUT_NONBLOCK_PIPE)
+			fcntl(p[1], F_SETFL, O_NONBLOCK);
+		*ours = p[0];
+		*theirs = p[1];
+		return 0;
+	case OUT_SOCKET:
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0)
+			return -1;
+		*ours = p[0];
+		*theirs = p[1];
+		return 0;
+	case OUT_PTY:
+		return open_pty(ours, theirs);
+	case OUT_FILE:
+		*ours = temp_file("", 0);
+		*theirs = *ours < 0 ? -1 : dup(*ours);
+		return *theirs < 0 ? -1 : 0;
+	case OUT_DEVNULL:
+	case OUT_DEVFULL:
+		*theirs =
+		    open(s->out == OUT_DEVNULL ? "/dev/null" : "/dev/full",
+			 O_WRONLY | O_CLOEXEC);
+		return *theirs < 0 ? -1 : 0;
+	case OUT_CLOSED:
+		return 0;
+	}
+	return -1;
+}
+
+static int
+make_input(const struct spawn *s, int *ours, int *theirs)
+{
+	int p[2];
+
+	*ours = *theirs = -1;
+	switch (s->in) {
+	case IN_DEVNULL:
+		*theirs = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		return *theirs < 0 ? -1 : 0;
+	case IN_PIPE:
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return -1;
+		fcntl(p[1], F_SETFL, O_NONBLOCK);
+		*ours = p[1];
+		*theirs = p[0];
+		return 0;
+	case IN_FILE:
+		*theirs = temp_file(s->in_data, s->in_len);
+		return *theirs < 0 ? -1 : 0;
+	case IN_CLOSED:
+		return 0;
+	}
+	return -1;
+}
+
+static void
+child(const struct spawn *s, int in, int out, int err)
+{
+	const char *const *e;
+	const char *argv0[2] = {s->prog, NULL};
+	const char *const *argv = s->argv ? s->argv : argv0;
+	struct rlimit rl;
+	sigset_t none;
+
+	/* Move the ends clear of 0-2 first, so no dup2 clobbers another. */
+	if (in >= 0)
+		in = fcntl(in, F_DUPFD_CLOEXEC, 10);
+	if (out >= 0)
+		out = fcntl(out, F_DUPFD_CLOEXEC, 10);
+	err = fcntl(err, F_DUPFD_CLOEXEC, 10);
+	if (in >= 0)
+		dup2(in, 0);
+	else
+		close(0);
+	if (out >= 0)
+		dup2(out, 1);
+	else
+		close(1);
+	dup2(err, 2);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, s->ignore_sigpipe ? SIG_IGN : SIG_DFL);
+	if (s->out == OUT_FILE && s->out_max) {
+		/* Bounded by the file size limit: writes past it fail EFBIG. */
+		signal(SIGXFSZ, SIG_IGN);
+		rl.rlim_cur = rl.rlim_max = s->out_max;
+		setrlimit(RLIMIT_FSIZE, &rl);
+	}
+	if (s->vm_limit) {
+		rl.rlim_cur = rl.rlim_max = s->vm_limit;
+		setrlimit(RLIMIT_AS, &rl);
+	}
+	unsetenv("FASTIO_DISABLE");
+	unsetenv("POSIXLY_CORRECT");
+	for (e = s->env; e && *e; e++)
+		putenv((char *)*e);
+	execv(spawn_path(s->prog), (char *const *)argv);
+	_exit(127);
+}
+
+static unsigned long
+proc_field(pid_t pid, const char *file, const char *key)
+{
+	char path[64], line[256];
+	unsigned long v = 0;
+	size_t klen = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, key, klen) == 0)
+			v = strtoul(line + klen, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* OUT_DEVNULL with out_max: wait until the child wrote that much. */
+static void
+watch_writes(pid_t pid, const struct spawn *s, struct spawn_result *r)
+{
+	struct timespec ms = {0, 1000000};
+	unsigned long rss;
+
+	siginfo_t si;
+
+	for (;;) {
+		si.si_pid = 0;
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) <
+			0 ||
+		    si.si_pid != 0)
+			return; /* it ended by itself: the caller sees how */
+		rss = proc_field(pid, "status", "VmHWM:");
+		if (rss > r->peak_rss_kb)
+			r->peak_rss_kb = rss;
+		if (proc_field(pid, "io", "wchar:") >= s->out_max) {
+			kill(pid, SIGTERM);
+			return;
+		}
+		nanosleep(&ms, NULL);
+	}
+}
+
+/*
+ * Splice up to len bytes; 0 at EOF, -1 when the destination has no free
+ * slot (a pipe fills by slots, and small buffers fill it before its size).
+ */
+static ssize_t
+splice_some(int from, int to, size_t len)
+{
+	struct pollfd pf = {from, POLLIN, 0};
+	ssize_t n;
+
+	for (;;) {
+		n = splice(from, NULL, to, NULL, len, SPLICE_F_NONBLOCK);
+		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+			return n < 0 ? 0 : n;
+		if (errno == EINTR)
+			continue;
+		if (poll(&pf, 1, 0) == 1)
+			return -1; /* data waits: the destination is full */
+		(void)poll(&pf, 1, -1);
+	}
+}
+
+/*
+ * OUT_SPLICE_PIPE: move out_max bytes by reference into holding pipes, then
+ * let the producer write as much again (spliced to /dev/null), and only
+ * then read the held bytes. A producer that rewrote memory it had handed to
+ * vmsplice() would show up as changed bytes in the held pages.
+ */
+static void
+splice_reader(int src, const struct spawn *s, struct buf *out)
+{
+	int hold[HOLD_PIPES_MAX][2], nhold = 0, devnull, i;
+	size_t held = 0, room, discarded = 0;
+	ssize_t n;
+
+	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	while (held < s->out_max && nhold < HOLD_PIPES_MAX) {
+		if (pipe2(hold[nhold], O_CLOEXEC) < 0)
+			break;
+		fcntl(hold[nhold][1], F_SETPIPE_SZ, HOLD_PIPE_SIZE);
+		room = (size_t)fcntl(hold[nhold][1], F_GETPIPE_SZ);
+		nhold++;
+		while (room > 0 && held < s->out_max) {
+			n = splice_some(src, hold[nhold - 1][1],
+					room < s->out_max - held
+					    ? room
+					    : s->out_max - held);
+			if (n == 0)
+				goto drain;
+			if (n < 0)
+				break;
+			held += (size_t)n;
+			room -= (size_t)n;
+		}
+	}
+	while (discarded < held) {
+		n = splice_some(src, devnull, held - discarded);
+		if (n <= 0) /* /dev/null is never full */
+			break;
+		discarded += (size_t)n;
+	}
+drain:
+	for (i = 0; i < nhold; i++) {
+		close(hold[i][1]);
+		while (buf_fill(out, hold[i][0], 0) > 0)
+			;
+		close(hold[i][0]);
+	}
+	close(devnull);
+}
+
+static void
+feed(int *fd, const struct spawn *s, size_t *fed)
+{
+	ssize_t n = write(*fd, s->in_data + *fed, s->in_len - *fed);
+
+	if (n > 0)
+		*fed += (size_t)n;
+	if ((n < 0 && errno != EAGAIN && errno != EINTR) || *fed == s->in_len) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+/* Read stdout (until out_max or EOF) and stderr, feeding stdin meanwhile. */
+static void
+pump(int out_fd, int err_fd, int in_fd, const struct spawn *s, struct buf *out,
+     struct buf *err)
+{
+	struct pollfd pf[3];
+	size_t fed = 0;
+	int n;
+
+	if (in_fd >= 0 && s->in_len == 0) {
+		close(in_fd);
+		in_fd = -1;
+	}
+	while (out_fd >= 0 || err_fd >= 0) {
+		pf[0] = (struct pollfd){out_fd, POLLIN, 0};
+		pf[1] = (struct pollfd){err_fd, POLLIN, 0};
+		pf[2] = (struct pollfd){in_fd, POLLOUT, 0};
+		n = poll(pf, 3, -1);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (pf[2].revents)
+			feed(&in_fd, s, &fed);
+		if (pf[0].revents && (buf_fill(out, out_fd, s->out_max) == 0 ||
+				      (s->out_max && out->len >= s->out_max))) {
+			close(out_fd);
+			out_fd = -1;
+		}
+		if (pf[1].revents && buf_fill(err, err_fd, 0) == 0) {
+			close(err_fd);
+			err_fd = -1;
+		}
+	}
+	if (in_fd >= 0)
+		close(in_fd);
+}
+
+int
+spawn_run(const struct spawn *s, struct spawn_result *r)
+{
+	struct buf out = {0}, err = {0};
+	int out_ours, out_theirs, in_ours, in_theirs, ep[2], status;
+	pid_t pid;
+
+	memset(r, 0, sizeof *r);
+	if (make_output(s, &out_ours, &out_theirs) < 0 ||
+	    make_input(s, &in_ours, &in_theirs) < 0 || pipe2(ep, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		child(s, in_theirs, out_theirs, ep[1]);
+	close(ep[1]);
+	if (in_theirs >= 0)
+		close(in_theirs);
+	if (out_theirs >= 0 && out_theirs != out_ours)
+		close(out_theirs);
+
+	if (s->out == OUT_NONBLOCK_PIPE) {
+		/* Nothing drains the pipe until the child has given up. */
+		pump(-1, ep[0], in_ours, s, &out, &err);
+		waitpid(pid, &status, 0);
+		fcntl(out_ours, F_SETFL, O_NONBLOCK);
+		while (buf_fill(&out, out_ours, 0) > 0)
+			;
+		close(out_ours);
+	} else if (s->out == OUT_SPLICE_PIPE) {
+		splice_reader(out_ours, s, &out);
+		close(out_ours);
+		pump(-1, ep[0], in_ours, s, &out, &err);
+		waitpid(pid, &status, 0);
+	} else if (s->out == OUT_DEVNULL && s->out_max) {
+		watch_writes(pid, s, r);
+		pump(-1, ep[0], in_ours, s, &out, &err);
+		waitpid(pid, &status, 0);
+	} else if (s->out == OUT_FILE || out_ours < 0) {
+		pump(-1, ep[0], in_ours, s, &out, &err);
+		waitpid(pid, &status, 0);
+		if (out_ours >= 0) {
+			lseek(out_ours, 0, SEEK_SET);
+			while (buf_fill(&out, out_ours, 0) > 0)
+				;
+			close(out_ours);
+		}
+	} else {
+		pump(out_ours, ep[0], in_ours, s, &out, &err);
+		waitpid(pid, &status, 0);
+	}
+	r->exited = WIFEXITED(status);
+	r->status = r->exited ? WEXITSTATUS(status) : -1;
+	r->signaled = WIFSIGNALED(status);
+	r->signal = r->signaled ? WTERMSIG(status) : 0;
+	r->out = out.data ? out.data : calloc(1, 1);
+	r->out_len = out.len;
+	r->err = err.data ? err.data : calloc(1, 1);
+	r->err_len = err.len;
+	return 0;
+}
+
+void
+spawn_free(struct spawn_result *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof *r);
+}
+
+static size_t
+line_end(const char *p, size_t from, size_t len)
+{
+	const char *nl = memchr(p + from, '\n', len - from);
+
+	return nl ? (size_t)(nl - p) : len;
+}
+
+/* Expected byte i of want, repeated or not; -1 past its end. */
+static int
+want_at(const char *want, size_t want_len, int repeat, size_t i)
+{
+	if (repeat)
+		return (unsigned char)want[i % want_len];
+	return i < want_len ? (unsigned char)want[i] : -1;
+}
+
+static size_t
+first_mismatch(const char *got, size_t got_len, const char *want,
+	       size_t want_len, int repeat)
+{
+	size_t i = 0, n;
+
+	while (i < got_len) {
+		size_t off = repeat ? i % want_len : i;
+
+		if (!repeat && off >= want_len)
+			return i;
+		n = want_len - off;
+		if (n > got_len - i)
+			n = got_len - i;
+		if (memcmp(got + i, want + off, n) != 0)
+			break;
+		i += n;
+	}
+	while (i < got_len &&
+	       want_at(want, want_len, repeat, i) == (unsigned char)got[i])
+		i++;
+	return i;
+}
+
+static void
+excerpt(char *dst, size_t size, const char *p, size_t len)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < len && j + 5 < size; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c >= 32 && c < 127 && c != '\\')
+			dst[j++] = (char)c;
+		else
+			j += (size_t)snprintf(dst + j, size - j, "\\%03o", c);
+	}
+	if (i < len && j + 4 < size)
+		j += (size_t)snprintf(dst + j, size - j, "...");
+	dst[j < size ? j : size - 1] = '\0';
+}
+
+int
+lines_check(const char *got, size_t got_len, const char *want, size_t want_len,
+	    int repeat, char *msg, size_t msg_size)
+{
+	char w[160], g[160], wline[80];
+	size_t m, start, line = 1, i, wend, gend;
+
+	m = first_mismatch(got, got_len, want, want_len, repeat);
+	if (m == got_len && (repeat || got_len == want_len))
+		return 0;
+	for (i = 0; i < m; i++)
+		if (got[i] == '\n')
+			line++;
+	start = 0;
+	for (i = m; i > 0; i--)
+		if (got[i - 1] == '\n') {
+			start = i;
+			break;
+		}
+	gend = line_end(got, start, got_len);
+	for (wend = start, i = 0; i < sizeof wline; i++, wend++) {
+		int c = want_at(want, want_len, repeat, wend);
+
+		if (c < 0 || c == '\n')
+			break;
+		wline[i] = (char)c;
+	}
+	excerpt(w, 60, wline, i);
+	excerpt(g, 60, got + start, gend - start);
+	snprintf(msg, msg_size,
+		 "line %zu (byte %zu of %zu) differs: expected \"%s\"%s, got "
+		 "\"%s\"%s",
+		 line, m, got_len, w,
+		 want_at(want, want_len, repeat, wend) == '\n' ? "+LF" : "", g,
+		 gend < got_len ? "+LF"
+				: (m == got_len ? " (output ends)" : ""));
+	return 1;
+}

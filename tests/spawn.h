@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SPAWN_H
+#define SPAWN_H
+
+/*
+ * The one helper every suite uses: run a program with a chosen kind of
+ * standard input and output, collect what it wrote, how it ended and its
+ * standard error; and compare output with what was expected line by line.
+ */
+
+#include <stddef.h>
+
+enum spawn_in {
+	IN_DEVNULL,
+	IN_PIPE, /* a pipe fed with in_data, then closed */
+	IN_FILE, /* a regular file holding in_data */
+	IN_CLOSED,
+};
+
+enum spawn_out {
+	OUT_PIPE,	   /* a pipe the test read()s */
+	OUT_SPLICE_PIPE,   /* a pipe the test splices into holding pipes and
+			    * reads only after the producer wrote as much again */
+	OUT_FILE,	   /* a regular file; RLIMIT_FSIZE = out_max if set */
+	OUT_DEVNULL,	   /* /dev/null; with out_max, killed after that many
+			    * bytes were written (per /proc/PID/io) */
+	OUT_DEVFULL,	   /* /dev/full */
+	OUT_CLOSED,	   /* fd 1 closed */
+	OUT_NONBLOCK_PIPE, /* a non-blocking pipe, read only after the exit */
+	OUT_SOCKET,	   /* a Unix stream socketpair */
+	OUT_PTY,	   /* a pseudo-terminal in raw mode */
+};
+
+struct spawn {
+	const char *prog;	 /* program under src/ of the build tree */
+	const char *const *argv; /* argv, argv[0] included; NULL: { prog } */
+	const char *const *env;	 /* extra NAME=VALUE strings, NULL-ended */
+	enum spawn_in in;
+	const char *in_data;
+	size_t in_len;
+	enum spawn_out out;
+	size_t out_max; /* stop after this many bytes (0: read to EOF) */
+	int ignore_sigpipe;
+	unsigned long vm_limit; /* RLIMIT_AS in bytes, 0 for none */
+};
+
+struct spawn_result {
+	int exited, status;   /* exit status when exited */
+	int signaled, signal; /* terminating signal otherwise */
+	char *out;
+	size_t out_len;
+	char *err;
+	size_t err_len;
+	unsigned long peak_rss_kb; /* VmHWM seen while it ran (OUT_DEVNULL) */
+};
+
+/* Full path of a program of the build tree, from $FIO_BUILDDIR. */
+const char *spawn_path(const char *prog);
+
+/* Run s; returns 0, or -1 if the test's own setup failed (errno set). */
+int spawn_run(const struct spawn *s, struct spawn_result *r);
+
+void spawn_free(struct spawn_result *r);
+
+/*
+ * Compare got with want line by line. With repeat, want is a pattern and
+ * got must be a prefix of it repeated forever; without, got must equal it.
+ * Returns 0 on a match, else 1 with msg describing the first mismatching
+ * line by number, expected and received text.
+ */
+int lines_check(const char *got, size_t got_len, const char *want,
+		size_t want_len, int repeat, char *msg, size_t msg_size);
+
+#endif

@@ -16,16 +16,16 @@
  * the daemon likes. Numbers from <linux/magic.h> and fuse(4).
  */
 static const unsigned long pseudo_fs_magic[] = {
-	0x9fa0,     /* procfs */
-	0x62656572, /* sysfs */
-	0x64626720, /* debugfs */
-	0x74726163, /* tracefs */
-	0x73636673, /* securityfs */
-	0x62656570, /* configfs */
-	0x27e0eb,   /* cgroup */
-	0x63677270, /* cgroup2 */
-	0xde5e81e4, /* efivarfs */
-	0x65735546, /* fuse */
+    0x9fa0,	/* procfs */
+    0x62656572, /* sysfs */
+    0x64626720, /* debugfs */
+    0x74726163, /* tracefs */
+    0x73636673, /* securityfs */
+    0x62656570, /* configfs */
+    0x27e0eb,	/* cgroup */
+    0x63677270, /* cgroup2 */
+    0xde5e81e4, /* efivarfs */
+    0x65735546, /* fuse */
 };
 
 static int
@@ -120,12 +120,12 @@ const char *
 fio_kind_name(enum fio_kind kind)
 {
 	static const char *const names[] = {
-		[FIO_UNKNOWN] = "unknown", [FIO_REGULAR] = "regular",
-		[FIO_SPECIAL] = "special", [FIO_PIPE] = "pipe",
-		[FIO_TTY] = "tty",	   [FIO_SOCKET] = "socket",
-		[FIO_DEVNULL] = "devnull", [FIO_CHAR] = "char",
-		[FIO_BLOCK] = "block",	   [FIO_DIRECTORY] = "directory",
-		[FIO_OTHER] = "other",
+	    [FIO_UNKNOWN] = "unknown", [FIO_REGULAR] = "regular",
+	    [FIO_SPECIAL] = "special", [FIO_PIPE] = "pipe",
+	    [FIO_TTY] = "tty",	       [FIO_SOCKET] = "socket",
+	    [FIO_DEVNULL] = "devnull", [FIO_CHAR] = "char",
+	    [FIO_BLOCK] = "block",     [FIO_DIRECTORY] = "directory",
+	    [FIO_OTHER] = "other",
 	};
 
 	if ((unsigned)kind >= sizeof names / sizeof names[0])

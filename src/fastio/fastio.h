@@ -37,14 +37,14 @@ enum fio_kind {
 /* Bits of fio_fd.flags. */
 #define FIO_READABLE 0x1u
 #define FIO_WRITABLE 0x2u
-#define FIO_APPEND 0x4u
+#define FIO_APPEND   0x4u
 #define FIO_NONBLOCK 0x8u
 
 struct fio_fd {
 	int fd;
 	enum fio_kind kind;
 	unsigned flags;
-	struct stat st;   /* valid unless kind is FIO_UNKNOWN */
+	struct stat st;	  /* valid unless kind is FIO_UNKNOWN */
 	size_t pipe_size; /* capacity in bytes for FIO_PIPE, else 0 */
 };
 
@@ -115,6 +115,8 @@ ssize_t fio_write(int fd, const void *buf, size_t len);
 ssize_t fio_vmsplice(int fd, const struct iovec *iov, size_t count,
 		     unsigned flags);
 ssize_t fio_tee(int in, int out, size_t len, unsigned flags);
+ssize_t fio_splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
+		   unsigned flags);
 
 /*
  * fio_write_all: write all len bytes, continuing after short writes from

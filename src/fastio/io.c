@@ -60,6 +60,13 @@ fio_tee(int in, int out, size_t len, unsigned flags)
 	RETRY(tee(in, out, cap(len), flags));
 }
 
+ssize_t
+fio_splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
+	   unsigned flags)
+{
+	RETRY(splice(in, in_off, out, out_off, cap(len), flags));
+}
+
 int
 fio_write_all(int fd, const void *buf, size_t len)
 {
@@ -104,7 +111,8 @@ fio_pipe_grow(int fd, size_t want)
 		return 0;
 	if ((size_t)now >= want)
 		return (size_t)now;
-	if (want <= (size_t)INT32_MAX && fcntl(fd, F_SETPIPE_SZ, (int)want) >= 0)
+	if (want <= (size_t)INT32_MAX &&
+	    fcntl(fd, F_SETPIPE_SZ, (int)want) >= 0)
 		return (size_t)fcntl(fd, F_GETPIPE_SZ);
 	/*
 	 * Unprivileged callers may not exceed pipe-max-size (EPERM); past the

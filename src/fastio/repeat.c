@@ -18,7 +18,7 @@ struct repeat {
 	size_t phase;	/* offset within the pattern of the next byte to send */
 	uint64_t left;	/* bytes still to send, or FIO_FOREVER */
 	int moved;	/* a byte reached the output: no more fallback */
-	int gifted;	/* vmsplice took pages of buf: it must never be unmapped */
+	int gifted; /* vmsplice took pages of buf: it must never be unmapped */
 	unsigned splice_flags;
 };
 
@@ -95,56 +95,16 @@ pump_write(struct repeat *r, size_t chunk)
 	return FIO_DONE;
 }
 
-/*
- * The segments for one vmsplice() of n bytes. Batch shape: one run of the
- * big buffer. Hot shape: the same page-sized run of whole patterns over and
- * over, so a reader that copies the data always copies from one cache-hot
- * page; the first segment starts at the current phase, which works because
- * every run begins with a whole pattern.
- */
-static size_t
-segments(const struct repeat *r, struct iovec *iov, size_t n, size_t hot)
-{
-	size_t i, len, total = 0;
-
-	if (hot == 0) {
-		iov[0].iov_base = r->buf + r->phase;
-		iov[0].iov_len = n;
-		return 1;
-	}
-	for (i = 0; total < n && i < FIO_HOT_SEGMENTS; i++) {
-		len = hot - (i == 0 ? r->phase : 0);
-		if (len > n - total)
-			len = n - total;
-		iov[i].iov_base = r->buf + (i == 0 ? r->phase : 0);
-		iov[i].iov_len = len;
-		total += len;
-	}
-	return i;
-}
-
-/*
- * vmsplice() returns short when the reader drains the pipe a little at a
- * time, as read() consumers do; a splicing reader empties it whole. Every
- * FIO_HOT_WINDOW calls, an average under half a chunk picks the hot shape,
- * over it the batch shape (see tune.h for each shape with each reader).
- */
 static enum fio_status
 pump_vmsplice(struct repeat *r, size_t chunk)
 {
-	struct iovec iov[FIO_HOT_SEGMENTS];
-	size_t n, hot_region = 0, count;
-	uint64_t window = 0;
-	unsigned calls = 0;
-	int hot = 0;
+	struct iovec iov;
 	ssize_t k;
 
-	if (r->len <= FIO_HOT_REGION)
-		hot_region = FIO_HOT_REGION / r->len * r->len;
 	chunk = whole_patterns(chunk, r->len);
-	while ((n = min_size(chunk, r->left)) > 0) {
-		count = segments(r, iov, n, hot ? hot_region : 0);
-		k = fio_vmsplice(r->out.fd, iov, count, r->splice_flags);
+	while ((iov.iov_len = min_size(chunk, r->left)) > 0) {
+		iov.iov_base = r->buf + r->phase;
+		k = fio_vmsplice(r->out.fd, &iov, 1, r->splice_flags);
 		if (k <= 0) {
 			if (k == 0)
 				errno = ENOSPC;
@@ -152,12 +112,6 @@ pump_vmsplice(struct repeat *r, size_t chunk)
 		}
 		r->gifted = 1;
 		advance(r, (size_t)k);
-		window += (size_t)k;
-		if (++calls == FIO_HOT_WINDOW) {
-			hot = hot_region > 0 && window < FIO_HOT_WINDOW * chunk / 2;
-			window = 0;
-			calls = 0;
-		}
 	}
 	return FIO_DONE;
 }
@@ -168,7 +122,7 @@ capacity(const struct repeat *r)
 	size_t room = r->bufsize - r->len + 1;
 
 	return r->out.pipe_size && r->out.pipe_size < room ? r->out.pipe_size
-							    : room;
+							   : room;
 }
 
 static enum fio_status
@@ -182,11 +136,17 @@ repeat_vmsplice(struct repeat *r)
 static enum fio_status
 repeat_write(struct repeat *r)
 {
-	return pump_write(r, r->out.kind == FIO_PIPE ? capacity(r)
-						     : FIO_WRITE_CHUNK);
+	size_t chunk = FIO_WRITE_CHUNK;
+
+	if (r->out.kind == FIO_PIPE && capacity(r) < chunk)
+		chunk = capacity(r);
+	if (r->out.kind == FIO_PIPE && FIO_PIPE_WRITE_CHUNK < chunk)
+		chunk = FIO_PIPE_WRITE_CHUNK;
+	return pump_write(r, chunk);
 }
 
-/* Bring the phase back to 0 with write(), after a tee() that split a pattern. */
+/* Bring the phase back to 0 with write(), after a tee() that split a pattern.
+ */
 static int
 realign(struct repeat *r)
 {
@@ -201,9 +161,63 @@ realign(struct repeat *r)
 	return 0;
 }
 
-static enum fio_status
-tee_loop(struct repeat *r, int src, size_t content)
+/*
+ * Fill the empty source pipe once with whole patterns from phase 0 and
+ * return how many bytes it holds (0 on failure). Short patterns go in as
+ * one page of patterns vmspliced into every slot: all the pipe's buffers
+ * then point at one page, which a reader copying the data keeps in cache.
+ */
+static size_t
+fill_source(struct repeat *r, int fd, size_t cap)
 {
+	struct iovec iov[FIO_HOT_SEGMENTS];
+	size_t i, n, region, content;
+
+	if (r->len <= FIO_HOT_REGION && fio_enabled(FIO_VMSPLICE)) {
+		region = FIO_HOT_REGION / r->len * r->len;
+		n = cap / FIO_HOT_REGION;
+		if (n > FIO_HOT_SEGMENTS)
+			n = FIO_HOT_SEGMENTS;
+		for (i = 0; i < n; i++) {
+			iov[i].iov_base = r->buf;
+			iov[i].iov_len = region;
+		}
+		if (n > 0 &&
+		    fio_vmsplice(fd, iov, n, 0) == (ssize_t)(n * region)) {
+			r->gifted = 1;
+			return n * region;
+		}
+		return 0;
+	}
+	content = (cap < r->bufsize ? cap : r->bufsize) / r->len * r->len;
+	if (content == 0 || fio_write_all(fd, r->buf, content) < 0)
+		return 0;
+	return content;
+}
+
+/* Move k bytes that tee() put in our middle pipe on to the output. */
+static enum fio_status
+drain(struct repeat *r, int mid, size_t k)
+{
+	ssize_t m;
+
+	while (k > 0) {
+		m = fio_splice(mid, NULL, r->out.fd, NULL, k, r->splice_flags);
+		if (m <= 0) {
+			if (m == 0)
+				errno = ENOSPC;
+			return failed(r);
+		}
+		advance(r, (size_t)m);
+		k -= (size_t)m;
+	}
+	return FIO_DONE;
+}
+
+static enum fio_status
+tee_loop(struct repeat *r, int src, int mid[2], size_t content)
+{
+	enum fio_status st;
 	ssize_t k;
 	size_t n;
 
@@ -213,46 +227,55 @@ tee_loop(struct repeat *r, int src, size_t content)
 		n = min_size(content, r->left);
 		if (n == 0)
 			return FIO_DONE;
-		k = fio_tee(src, r->out.fd, n, r->splice_flags);
+		k = fio_tee(src, mid[1], n, 0);
 		if (k <= 0) {
 			if (k == 0)
-				errno = ENOSPC;
+				errno = EIO; /* our own source pipe ran dry */
 			return failed(r);
 		}
-		advance(r, (size_t)k);
+		st = drain(r, mid[0], (size_t)k);
+		if (st != FIO_DONE)
+			return st;
 	}
 }
 
 /*
- * tee() duplicates the pages of a private pipe, filled once with whole
- * patterns from phase 0 and never written again, so the reader's pages are
- * never modified. tee() may link fewer bytes than asked, ending inside a
- * pattern; realign() then finishes that pattern so the next tee(), which
- * always starts at the private pipe's first byte, continues the stream.
+ * tee() duplicates the page references of a private source pipe, filled
+ * once and never written again, into a private middle pipe; splice() then
+ * moves them to the output in bulk without touching page refcounts, which
+ * is what makes it faster than tee() straight into the output (tune.h).
+ * The middle pipe is always drained before the next tee(), so the stream
+ * stays in order; a tee() that stops inside a pattern is followed by
+ * realign(), since the next tee() starts again at the source's first byte.
  */
 static enum fio_status
 repeat_tee(struct repeat *r)
 {
-	enum fio_status st;
-	size_t content;
-	int p[2];
+	enum fio_status st = FIO_UNSUPPORTED;
+	size_t cap, midcap, content;
+	int src[2], mid[2];
 
 	if (!pipe_output(r))
 		return FIO_UNSUPPORTED;
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if (pipe2(src, O_CLOEXEC) < 0)
 		return FIO_UNSUPPORTED;
-	content = fio_pipe_grow(p[1], FIO_PIPE_SIZE);
-	if (content > r->bufsize)
-		content = r->bufsize;
-	content = content / r->len * r->len;
-	if (content == 0 || fio_write_all(p[1], r->buf, content) < 0) {
-		close(p[0]);
-		close(p[1]);
+	if (pipe2(mid, O_CLOEXEC) < 0) {
+		close(src[0]);
+		close(src[1]);
 		return FIO_UNSUPPORTED;
 	}
-	close(p[1]);
-	st = tee_loop(r, p[0], content);
-	close(p[0]);
+	/* One tee() must fit in the middle pipe: it gets the source's size. */
+	cap = fio_pipe_grow(src[1], FIO_PIPE_SIZE);
+	midcap = fio_pipe_grow(mid[1], cap);
+	if (midcap < cap)
+		cap = midcap;
+	content = fill_source(r, src[1], cap);
+	if (content > 0)
+		st = tee_loop(r, src[0], mid, content);
+	close(src[0]);
+	close(src[1]);
+	close(mid[0]);
+	close(mid[1]);
 	return st;
 }
 
@@ -320,10 +343,10 @@ static const struct {
 	enum fio_strategy id;
 	enum fio_status (*run)(struct repeat *);
 } repeat_strategies[] = {
-	/* Order from bench/ measurements, see tune.h. */
-	{ FIO_VMSPLICE, repeat_vmsplice },
-	{ FIO_TEE, repeat_tee },
-	{ FIO_WRITE, repeat_write },
+    /* Order from bench/ measurements, see tune.h. */
+    {FIO_TEE, repeat_tee},
+    {FIO_VMSPLICE, repeat_vmsplice},
+    {FIO_WRITE, repeat_write},
 };
 
 int
@@ -348,8 +371,12 @@ fio_repeat(int fd, const void *pattern, size_t len, uint64_t limit,
 	r.len = len;
 	r.left = limit;
 	r.buf = (char *)pattern;
-	want = r.out.pipe_size > FIO_WRITE_CHUNK ? r.out.pipe_size
-						 : FIO_WRITE_CHUNK;
+	/* A pipe someone made larger still gets chunks of our size: the
+	 * buffer, hence RSS, stays at one huge page for short patterns. */
+	want =
+	    r.out.pipe_size > FIO_PIPE_SIZE ? FIO_PIPE_SIZE : r.out.pipe_size;
+	if (want < FIO_WRITE_CHUNK)
+		want = FIO_WRITE_CHUNK;
 	if (setup_buffer(&r, want) < 0)
 		return -1;
 	for (i = 0; i < sizeof repeat_strategies / sizeof repeat_strategies[0];

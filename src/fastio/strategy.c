@@ -8,14 +8,14 @@
 #include "fastio.h"
 
 static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
-	[FIO_WRITE] = "write",
-	[FIO_VMSPLICE] = "vmsplice",
-	[FIO_TEE] = "tee",
-	[FIO_SPLICE] = "splice",
-	[FIO_COPY_FILE_RANGE] = "copy_file_range",
-	[FIO_SENDFILE] = "sendfile",
-	[FIO_READFILE] = "readfile",
-	[FIO_MMAP] = "mmap",
+    [FIO_WRITE] = "write",
+    [FIO_VMSPLICE] = "vmsplice",
+    [FIO_TEE] = "tee",
+    [FIO_SPLICE] = "splice",
+    [FIO_COPY_FILE_RANGE] = "copy_file_range",
+    [FIO_SENDFILE] = "sendfile",
+    [FIO_READFILE] = "readfile",
+    [FIO_MMAP] = "mmap",
 };
 
 /* The library's only mutable state; fio_reset() restores it for tests. */

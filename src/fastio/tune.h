@@ -5,10 +5,11 @@
 /*
  * Every measured constant of libfastio, with the measurement behind it.
  * Machine: 2-core AMD EPYC VM, kernel 6.18, Debian 12 (see BENCHMARKS.md).
- * Rates are GiB/s of `yes` (pattern "y\n") into bench/sink, medians of 5
- * interleaved runs; "splice" is a reader that splices to /dev/null, "read"
- * one that read()s 128 KiB at a time. The #ifndef guards exist only so a
- * benchmark can build variants with -D; nothing in the tree overrides them.
+ * Rates are GiB/s of `yes` into bench/sink, producer pinned to CPU 0 and
+ * reader to CPU 1 (unpinned runs scatter too much to rank variants),
+ * medians of 3-5 interleaved runs. "splice" is a reader that splices to
+ * /dev/null, "read" one that read()s 128 KiB at a time. The #ifndef guards
+ * exist only so a benchmark can build variants with -D.
  */
 
 /* Project rule: no call that moves bytes asks for more than 1 GiB. */
@@ -18,46 +19,52 @@
 #define FIO_HUGE_PAGE ((size_t)2 << 20)
 
 /*
- * Pipe size asked for with F_SETPIPE_SZ (the default pipe-max-size, so an
- * unprivileged user gets it too). vmsplice, splice reader: 256 KiB 35.5,
- * 1 MiB 62.5, 4 MiB 66.7; write() into a pipe: 64 KiB 4.5, 1 MiB 5.9.
+ * Pipe size asked for with F_SETPIPE_SZ; also the default pipe-max-size,
+ * so unprivileged users get it. tee strategy, splice/read reader: 64 KiB
+ * 3.4/2.8, 256 KiB 12.8/12.3, 1 MiB 37.1/31.7, 4 MiB 39.3/32.4.
  */
 #ifndef FIO_PIPE_SIZE
 #define FIO_PIPE_SIZE ((size_t)1 << 20)
 #endif
 
 /*
- * vmsplice chunk = pipe capacity / this. GNU's development tree uses 4;
- * here, splice reader: /1 62.5, /2 63.4, /4 59.2; read reader 12.4-12.6.
+ * vmsplice chunk = pipe capacity / this (GNU's development tree uses 4).
+ * splice/read reader: /1 28.0/22.2, /4 31.2/22.9.
  */
 #ifndef FIO_VMSPLICE_DIVISOR
-#define FIO_VMSPLICE_DIVISOR 1
+#define FIO_VMSPLICE_DIVISOR 4
 #endif
 
 /*
- * write() size for outputs that are not pipes. To a file on ext4: 8 KiB
- * 1.8, 128 KiB 4.6, 1 MiB 5.6, 2 MiB 5.3 (noisy); tmpfs 2.2-2.9 for all
- * sizes from 64 KiB. The buffer is 2 MiB anyway, so the larger size is free.
+ * write() size into a pipe (when tee and vmsplice are refused). A write
+ * that fills the pipe makes writer and reader take turns; small ones let
+ * them overlap and keep the source in L1. splice/read reader: 4 KiB
+ * 8.5/5.2, 8 KiB 14.1/6.7, 16 KiB 5.6/3.9, 64 KiB 3.1/2.2, 256 KiB 3.3/2.0.
+ */
+#ifndef FIO_PIPE_WRITE_CHUNK
+#define FIO_PIPE_WRITE_CHUNK ((size_t)8 << 10)
+#endif
+
+/*
+ * write() size for outputs that are not pipes. `yes` into a 2 GB file,
+ * GiB/s, 3 runs: tmpfs 8 KiB 0.5-2.2, 128 KiB 2.6-2.8, 1 MiB 2.7-2.9; ext4
+ * 0.4-0.8, 1.0-2.5, 1.4-4.9 (disk-bound, inconclusive). 128 KiB is GNU
+ * cat's size too.
  */
 #ifndef FIO_WRITE_CHUNK
-#define FIO_WRITE_CHUNK ((size_t)1 << 20)
+#define FIO_WRITE_CHUNK ((size_t)128 << 10)
 #endif
 
 /*
- * The hot shape of vmsplice: one page of whole patterns repeated in 256
- * segments. A read() reader copies from one cache-hot page: 15.2 against
- * 11.4 for one 2 MiB run, while a splice reader falls to 29 (a GUP call per
- * segment); regions of 8 KiB and up gain nothing (12.8 at 8 KiB). Switching
- * on the average vmsplice return over a window of calls: window 4: splice
- * 64.8, read 15.0; 16: 64.3, 14.5; 64: 62.5, 14.3; batch only: 66.8, 12.7.
+ * The tee strategy fills its source pipe with one page of whole patterns
+ * vmspliced into every slot (so at most pipe size / 4 KiB segments). A
+ * read() reader then copies from one cache-hot page. tee into a middle
+ * pipe then splice out: source = one 4 KiB page: 65.2/32.9; source = 1 MiB
+ * of distinct pages: 66.5/22.7; source written by write(): 55.5/20.6.
+ * tee() straight into the output instead: 28.8/29.4.
  */
-#ifndef FIO_HOT_REGION
-#define FIO_HOT_REGION ((size_t)4096)
-#endif
+#define FIO_HOT_REGION	 ((size_t)4096)
 #define FIO_HOT_SEGMENTS 1024
-#ifndef FIO_HOT_WINDOW
-#define FIO_HOT_WINDOW 4
-#endif
 
 /* Chunk when the big buffer cannot be mapped (tight RLIMIT_AS); GNU's size. */
 #define FIO_SMALL_CHUNK ((size_t)8 << 10)
