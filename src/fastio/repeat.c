@@ -172,6 +172,7 @@ fill_source(struct repeat *r, int fd, size_t cap)
 {
 	struct iovec iov[FIO_HOT_SEGMENTS];
 	size_t i, n, region, content;
+	ssize_t k;
 
 	if (r->len <= FIO_HOT_REGION && fio_enabled(FIO_VMSPLICE)) {
 		region = FIO_HOT_REGION / r->len * r->len;
@@ -182,12 +183,10 @@ fill_source(struct repeat *r, int fd, size_t cap)
 			iov[i].iov_base = r->buf;
 			iov[i].iov_len = region;
 		}
-		if (n > 0 &&
-		    fio_vmsplice(fd, iov, n, 0) == (ssize_t)(n * region)) {
+		k = n > 0 ? fio_vmsplice(fd, iov, n, 0) : -1;
+		if (k > 0)
 			r->gifted = 1;
-			return n * region;
-		}
-		return 0;
+		return k == (ssize_t)(n * region) ? n * region : 0;
 	}
 	content = (cap < r->bufsize ? cap : r->bufsize) / r->len * r->len;
 	if (content == 0 || fio_write_all(fd, r->buf, content) < 0)
