@@ -162,9 +162,19 @@ START_TEST(other_outputs)
 	s.out = kinds[k];
 	s.out_max = kinds[k] == OUT_NONBLOCK_PIPE ? 0 : STREAM;
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
-	ck_assert_str_eq(r.err, errors[k]);
+	/*
+	 * A Unix socket closed with unread data resets the connection: the
+	 * writer sees ECONNRESET rather than EPIPE, depending on timing, and
+	 * reports it as GNU does.
+	 */
+	if (kinds[k] == OUT_SOCKET && r.exited)
+		ck_assert_str_eq(
+		    r.err, "yes: standard output: Connection reset by peer\n");
+	else
+		ck_assert_str_eq(r.err, errors[k]);
 	if (kinds[k] == OUT_SOCKET)
-		ck_assert(r.signaled && r.signal == SIGPIPE);
+		ck_assert((r.signaled && r.signal == SIGPIPE) ||
+			  (r.exited && r.status == 1));
 	else
 		ck_assert(r.exited && r.status == 1);
 	assert_stream(&r, &y, kinds[k] == OUT_NONBLOCK_PIPE ? 0 : STREAM);
