@@ -428,11 +428,5 @@ fastio_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(fastio_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return suite_main(fastio_suite());
 }

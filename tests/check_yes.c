@@ -451,11 +451,5 @@ yes_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(yes_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return suite_main(yes_suite());
 }

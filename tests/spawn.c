@@ -555,3 +555,15 @@ lines_check(const char *got, size_t got_len, const char *want, size_t want_len,
 				: (m == got_len ? " (output ends)" : ""));
 	return 1;
 }
+
+int
+suite_main(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -8,6 +8,7 @@
  * standard error; and compare output with what was expected line by line.
  */
 
+#include <check.h>
 #include <stddef.h>
 
 enum spawn_in {
@@ -70,5 +71,8 @@ void spawn_free(struct spawn_result *r);
  */
 int lines_check(const char *got, size_t got_len, const char *want,
 		size_t want_len, int repeat, char *msg, size_t msg_size);
+
+/* Run a suite with Check's usual output; the exit status for automake. */
+int suite_main(Suite *s);
 
 #endif
