@@ -264,7 +264,9 @@ repeat_tee(struct repeat *r)
 		return FIO_UNSUPPORTED;
 	}
 	/* One tee() must fit in the middle pipe: it gets the source's size. */
-	cap = fio_pipe_grow(src[1], FIO_PIPE_SIZE);
+	cap = fio_pipe_grow(src[1], FIO_TEE_ROUND);
+	if (cap > FIO_TEE_ROUND)
+		cap = FIO_TEE_ROUND;
 	midcap = fio_pipe_grow(mid[1], cap);
 	if (midcap < cap)
 		cap = midcap;
