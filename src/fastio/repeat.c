@@ -306,7 +306,7 @@ map_aligned(size_t size)
  * change into a crash instead of corrupt data.
  */
 static int
-setup_buffer(struct repeat *r, size_t want)
+setup_buffer(struct repeat *r, const char *pattern, size_t want)
 {
 	size_t size, filled, n;
 	char *p;
@@ -328,7 +328,7 @@ setup_buffer(struct repeat *r, size_t want)
 		n = filled == 0 ? r->len : filled;
 		if (n > size - filled)
 			n = size - filled;
-		memcpy(p + filled, filled == 0 ? r->buf : p, n);
+		memcpy(p + filled, filled == 0 ? pattern : p, n);
 		filled += n;
 	}
 	if (mprotect(p, size, PROT_READ) < 0) {
@@ -371,14 +371,13 @@ fio_repeat(int fd, const void *pattern, size_t len, uint64_t limit,
 		r.splice_flags = SPLICE_F_NONBLOCK;
 	r.len = len;
 	r.left = limit;
-	r.buf = (char *)pattern;
 	/* A pipe someone made larger still gets chunks of our size: the
 	 * buffer, hence RSS, stays at one huge page for short patterns. */
 	want =
 	    r.out.pipe_size > FIO_PIPE_SIZE ? FIO_PIPE_SIZE : r.out.pipe_size;
 	if (want < FIO_WRITE_CHUNK)
 		want = FIO_WRITE_CHUNK;
-	if (setup_buffer(&r, want) < 0)
+	if (setup_buffer(&r, pattern, want) < 0)
 		return -1;
 	for (i = 0; i < sizeof repeat_strategies / sizeof repeat_strategies[0];
 	     i++) {
