@@ -145,8 +145,7 @@ repeat_write(struct repeat *r)
 	return pump_write(r, chunk);
 }
 
-/* Bring the phase back to 0 with write(), after a tee() that split a pattern.
- */
+/* After a tee() that split a pattern, bring the phase back to 0 by write(). */
 static int
 realign(struct repeat *r)
 {
