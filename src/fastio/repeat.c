@@ -136,13 +136,11 @@ repeat_vmsplice(struct repeat *r)
 static enum fio_status
 repeat_write(struct repeat *r)
 {
-	size_t chunk = FIO_WRITE_CHUNK;
+	size_t chunk =
+	    r->out.kind == FIO_PIPE ? FIO_PIPE_WRITE_CHUNK : FIO_WRITE_CHUNK;
 
-	if (r->out.kind == FIO_PIPE && capacity(r) < chunk)
-		chunk = capacity(r);
-	if (r->out.kind == FIO_PIPE && FIO_PIPE_WRITE_CHUNK < chunk)
-		chunk = FIO_PIPE_WRITE_CHUNK;
-	return pump_write(r, chunk);
+	/* capacity() also bounds the small buffer of a tight RLIMIT_AS. */
+	return pump_write(r, chunk < capacity(r) ? chunk : capacity(r));
 }
 
 /* After a tee() that split a pattern, bring the phase back to 0 by write(). */
