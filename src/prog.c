@@ -2,10 +2,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdio_ext.h>
+#include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
+#include <wctype.h>
 
 #include "prog.h"
 
@@ -40,6 +44,165 @@ prog_warn(int err, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	report(err, msg);
+}
+
+/* Bytes that make gnulib's shell quoting wrap a name in quotes. */
+static int
+shell_special(unsigned char c, size_t i, size_t len)
+{
+	switch (c) {
+	case '{':
+	case '}':
+		return len == 1;
+	case '#':
+	case '~':
+		return i == 0;
+	case ' ':
+	case '!':
+	case '"':
+	case '$':
+	case '&':
+	case '(':
+	case ')':
+	case '*':
+	case ';':
+	case '<':
+	case '=':
+	case '>':
+	case '[':
+	case '^':
+	case '`':
+	case '|':
+	case '\\':
+	case '?':
+	case '\'':
+	case ':': /* quotef's "colon" variant: names end in ": " */
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Bytes that still read the same inside double quotes: when a name needs
+ * quoting only for its single quotes, gnulib prefers "...".
+ */
+static int
+double_quotable(unsigned char c, size_t i, size_t len)
+{
+	if (c == ' ' || c == '\'' || c == ':' || isalnum(c) ||
+	    strchr("%+,-./]_", c) != NULL)
+		return 1;
+	if (c == '{' || c == '}')
+		return len == 1;
+	if (c == '#' || c == '~')
+		return i == 0;
+	return !shell_special(c, i, len) && c >= 0x20 && c < 0x7f;
+}
+
+/* Length of the printable character at s (1 for ASCII), or 0. */
+static size_t
+printable(const char *s, size_t left, mbstate_t *st)
+{
+	unsigned char c = (unsigned char)*s;
+	wchar_t w;
+	size_t m;
+
+	if (c < 0x80 || MB_CUR_MAX == 1)
+		return isprint(c) ? 1 : 0;
+	m = mbrtowc(&w, s, left, st);
+	if (m == (size_t)-1 || m == (size_t)-2 || m == 0) {
+		memset(st, 0, sizeof *st);
+		return 0;
+	}
+	return iswprint((wint_t)w) ? m : 0;
+}
+
+static void
+put_escape(char **o, unsigned char c)
+{
+	static const char named[] = "a\ab\bf\fn\nr\rt\tv\v";
+	const char *n = c != 0 ? strchr(named, c) : NULL;
+
+	*(*o)++ = '\\';
+	if (n != NULL && (n - named) % 2 == 1) {
+		*(*o)++ = n[-1];
+		return;
+	}
+	*(*o)++ = (char)('0' + (c >> 6));
+	*(*o)++ = (char)('0' + ((c >> 3) & 7));
+	*(*o)++ = (char)('0' + (c & 7));
+}
+
+const char *
+prog_quote(const char *name)
+{
+	static char *buf;
+	size_t len = strlen(name), i, m;
+	int quote = len == 0, single = 0, dq = 1, in_escape = 0;
+	mbstate_t st;
+	char *o, *nbuf;
+
+	memset(&st, 0, sizeof st);
+	for (i = 0; i < len; i += m) {
+		unsigned char c = (unsigned char)name[i];
+
+		m = printable(name + i, len - i, &st);
+		if (m == 0) {
+			quote = 1;
+			dq = 0;
+			m = 1;
+			continue;
+		}
+		if (m > 1)
+			continue;
+		single |= c == '\'';
+		quote |= shell_special(c, i, len);
+		dq &= double_quotable(c, i, len);
+	}
+	if (!quote)
+		return name;
+	/* Worst case: every byte becomes '$'\ooo'' or '\''. */
+	nbuf = realloc(buf, 8 * len + 3);
+	if (nbuf == NULL)
+		return name;
+	buf = o = nbuf;
+	if (single && dq) {
+		*o++ = '"';
+		memcpy(o, name, len);
+		o += len;
+		*o++ = '"';
+		*o = '\0';
+		return buf;
+	}
+	*o++ = '\'';
+	memset(&st, 0, sizeof st);
+	for (i = 0; i < len; i += m) {
+		m = printable(name + i, len - i, &st);
+		if (m == 0) {
+			if (!in_escape) {
+				memcpy(o, "'$'", 3);
+				o += 3;
+				in_escape = 1;
+			}
+			put_escape(&o, (unsigned char)name[i]);
+			m = 1;
+		} else if (name[i] == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+			in_escape = 0;
+		} else {
+			if (in_escape) {
+				memcpy(o, "''", 2);
+				o += 2;
+				in_escape = 0;
+			}
+			memcpy(o, name + i, m);
+			o += m;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return buf;
 }
 
 void

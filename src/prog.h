@@ -13,6 +13,14 @@ void prog_init(const char *argv0);
 void prog_warn(int err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/*
+ * name quoted as GNU's quotef() does (gnulib shell-escape quoting, colon
+ * variant, in the current locale): unchanged when harmless, else '...'
+ * with $'\ooo' escapes. Returns name itself or a buffer reused by the next
+ * call.
+ */
+const char *prog_quote(const char *name);
+
 /* GNU's second line after an option error. */
 void prog_try_help(void);
 

@@ -415,6 +415,108 @@ START_TEST(write_all_short)
 }
 END_TEST
 
+/*
+ * fio_readfile trusts a short read only when the file holds exactly the
+ * st_size bytes fstat saw. A file that grew after fstat (st_size too
+ * small), a FUSE-like file claiming size 0, and one that shrank must all
+ * come back whole.
+ */
+START_TEST(readfile_sizes)
+{
+	static const off_t claimed[] = {10, 0, 3, 100};
+	const char *data = "0123456789";
+	struct fio_fd in;
+	char buf[64];
+	ssize_t n;
+	int eof, fd = temp_fd(data, 0);
+
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(fio_classify(fd, &in), 0);
+	in.st.st_size = claimed[_i];
+	n = fio_readfile(&in, buf, sizeof buf, &eof);
+	ck_assert_int_eq(n, 10);
+	ck_assert(memcmp(buf, data, 10) == 0);
+	ck_assert_int_eq(eof, 1);
+	/* Room for less than the file: a short count without eof. */
+	lseek(fd, 0, SEEK_SET);
+	n = fio_readfile(&in, buf, 4, &eof);
+	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(eof, 0);
+	close(fd);
+}
+END_TEST
+
+/* fio_copy says which side failed, whichever strategy was moving bytes. */
+START_TEST(copy_error_side)
+{
+	static const char *const disable[] = {"", "all"};
+	struct fio_fd in, out;
+	enum fio_side side;
+	char buf[4096];
+	int fd = temp_fd("some bytes", 0), full, dir;
+
+	fio_reset();
+	ck_assert_int_eq(fio_disable(disable[_i]), 0);
+	lseek(fd, 0, SEEK_SET);
+	full = open("/dev/full", O_WRONLY);
+	ck_assert_int_eq(fio_classify(fd, &in), 0);
+	ck_assert_int_eq(fio_classify(full, &out), 0);
+	ck_assert_int_eq(fio_copy(&in, &out, buf, sizeof buf, NULL, &side), -1);
+	ck_assert_int_eq(errno, ENOSPC);
+	ck_assert_int_eq(side, FIO_SIDE_OUTPUT);
+
+	dir = open("/", O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(fio_classify(dir, &in), 0);
+	ck_assert_int_eq(fio_copy(&in, &out, buf, sizeof buf, NULL, &side), -1);
+	ck_assert_int_eq(errno, EISDIR);
+	ck_assert_int_eq(side, FIO_SIDE_INPUT);
+	close(dir);
+	close(full);
+	close(fd);
+	fio_reset();
+}
+END_TEST
+
+/* The strategy each pair of kinds gets, and what it moved. */
+START_TEST(copy_strategies)
+{
+	int p[2], fd = temp_fd("0123456789", 0), out = temp_fd(NULL, 0);
+	enum fio_strategy used;
+	struct fio_fd fin, fout;
+	char buf[64];
+
+	fio_reset();
+	ck_assert_int_eq(pipe(p), 0);
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(fio_classify(fd, &fin), 0);
+	ck_assert_int_eq(fio_classify(out, &fout), 0);
+	ck_assert_int_eq(fio_copy(&fin, &fout, buf, sizeof buf, &used, NULL),
+			 0);
+	ck_assert_int_eq(used, FIO_COPY_FILE_RANGE);
+	ck_assert_int_eq(pread(out, buf, sizeof buf, 0), 10);
+
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(fio_classify(p[1], &fout), 0);
+	ck_assert_int_eq(fio_copy(&fin, &fout, buf, sizeof buf, &used, NULL),
+			 0);
+	ck_assert_int_eq(used, FIO_SPLICE);
+	ck_assert_int_eq(read(p[0], buf, sizeof buf), 10);
+	ck_assert(memcmp(buf, "0123456789", 10) == 0);
+
+	fio_disable("splice");
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(fio_copy(&fin, &fout, buf, sizeof buf, &used, NULL),
+			 0);
+	ck_assert_int_eq(used, FIO_WRITE);
+	ck_assert_int_eq(read(p[0], buf, sizeof buf), 10);
+	fio_reset();
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	close(out);
+}
+END_TEST
+
 static Suite *
 fastio_suite(void)
 {
@@ -436,6 +538,9 @@ fastio_suite(void)
 	tcase_add_loop_test(tc, repeat_nonblocking, 0, 4);
 	tcase_add_test(tc, pipe_grow_unprivileged);
 	tcase_add_test(tc, write_all_short);
+	tcase_add_loop_test(tc, readfile_sizes, 0, 4);
+	tcase_add_loop_test(tc, copy_error_side, 0, 2);
+	tcase_add_test(tc, copy_strategies);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -27,6 +27,8 @@ spawn_path(const char *prog)
 	static char path[4096];
 	const char *top = getenv("FIO_BUILDDIR");
 
+	if (prog[0] == '/')
+		return prog;
 	snprintf(path, sizeof path, "%s/src/%s", top ? top : ".", prog);
 	return path;
 }
@@ -113,6 +115,7 @@ open_pty(int *master, int *slave)
 static int
 make_output(const struct spawn *s, int *ours, int *theirs)
 {
+	char path[64];
 	int p[2];
 
 	*ours = *theirs = -1;
@@ -136,8 +139,15 @@ make_output(const struct spawn *s, int *ours, int *theirs)
 	case OUT_PTY:
 		return open_pty(ours, theirs);
 	case OUT_FILE:
+	case OUT_APPEND_FILE:
 		*ours = temp_file("", 0);
-		*theirs = *ours < 0 ? -1 : dup(*ours);
+		if (*ours < 0)
+			return -1;
+		/* A second open, so that only the child's end is O_APPEND. */
+		snprintf(path, sizeof path, "/proc/self/fd/%d", *ours);
+		*theirs =
+		    open(path, O_WRONLY | O_CLOEXEC |
+				   (s->out == OUT_APPEND_FILE ? O_APPEND : 0));
 		return *theirs < 0 ? -1 : 0;
 	case OUT_DEVNULL:
 	case OUT_DEVFULL:
@@ -426,7 +436,8 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 		watch_writes(pid, s, r);
 		pump(-1, ep[0], in_ours, s, &out, &err);
 		waitpid(pid, &status, 0);
-	} else if (s->out == OUT_FILE || out_ours < 0) {
+	} else if (s->out == OUT_FILE || s->out == OUT_APPEND_FILE ||
+		   out_ours < 0) {
 		pump(-1, ep[0], in_ours, s, &out, &err);
 		waitpid(pid, &status, 0);
 		if (out_ours >= 0) {

@@ -23,6 +23,7 @@ enum spawn_out {
 	OUT_SPLICE_PIPE,   /* a pipe the test splices into holding pipes and
 			    * reads only after the producer wrote as much again */
 	OUT_FILE,	   /* a regular file; RLIMIT_FSIZE = out_max if set */
+	OUT_APPEND_FILE,   /* a regular file opened O_APPEND */
 	OUT_DEVNULL,	   /* /dev/null; with out_max, killed after that many
 			    * bytes were written (per /proc/PID/io) */
 	OUT_DEVFULL,	   /* /dev/full */
@@ -33,7 +34,8 @@ enum spawn_out {
 };
 
 struct spawn {
-	const char *prog;	 /* program under src/ of the build tree */
+	const char *prog;	 /* program under src/ of the build tree, or an
+				  * absolute path */
 	const char *const *argv; /* argv, argv[0] included; NULL: { prog } */
 	const char *const *env;	 /* extra NAME=VALUE strings, NULL-ended */
 	enum spawn_in in;

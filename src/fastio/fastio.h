@@ -117,6 +117,8 @@ ssize_t fio_vmsplice(int fd, const struct iovec *iov, size_t count,
 ssize_t fio_tee(int in, int out, size_t len, unsigned flags);
 ssize_t fio_splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
 		   unsigned flags);
+ssize_t fio_copy_file_range(int in, int out, size_t len);
+ssize_t fio_sendfile(int out, int in, size_t len);
 
 /*
  * fio_write_all: write all len bytes, continuing after short writes from
@@ -135,5 +137,31 @@ int fio_write_all(int fd, const void *buf, size_t len);
  */
 int fio_repeat(int fd, const void *pattern, size_t len, uint64_t limit,
 	       enum fio_strategy *used);
+
+/* Which end of a copy failed. */
+enum fio_side { FIO_SIDE_INPUT, FIO_SIDE_OUTPUT };
+
+/*
+ * fio_copy: copy in to out, from the current offsets to in's end of file.
+ * Picks by the pair of kinds: copy_file_range (regular to regular), splice
+ * (regular to pipe, pipe to pipe, regular file or socket), sendfile
+ * (regular to socket); a strategy refused before its first byte, and
+ * every other pair, uses read()/write() through buf (size bytes). Returns
+ * 0, or -1 with errno and *side telling whether reading or writing failed.
+ * If used is not NULL it receives the strategy that moved the bulk of the
+ * bytes (FIO_WRITE if only read()/write() did).
+ */
+int fio_copy(const struct fio_fd *in, const struct fio_fd *out, void *buf,
+	     size_t size, enum fio_strategy *used, enum fio_side *side);
+
+/*
+ * fio_readfile: read a small regular file that is at offset 0 into buf
+ * (room bytes) with as few read() calls as its size allows: usually one,
+ * without the read that returns 0 (see copy.c for why that is safe). Sets
+ * *eof when the whole file was read. Returns the bytes read, or -1 with
+ * errno if the first read failed; a later error shows as a short count
+ * without *eof, and the next read reports it again.
+ */
+ssize_t fio_readfile(const struct fio_fd *in, void *buf, size_t room, int *eof);
 
 #endif

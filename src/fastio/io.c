@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -65,6 +66,18 @@ fio_splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
 	   unsigned flags)
 {
 	RETRY(splice(in, in_off, out, out_off, cap(len), flags));
+}
+
+ssize_t
+fio_copy_file_range(int in, int out, size_t len)
+{
+	RETRY(copy_file_range(in, NULL, out, NULL, cap(len), 0));
+}
+
+ssize_t
+fio_sendfile(int out, int in, size_t len)
+{
+	RETRY(sendfile(out, in, NULL, cap(len)));
 }
 
 int

@@ -81,4 +81,30 @@
 /* Chunk when the big buffer cannot be mapped (tight RLIMIT_AS); GNU's size. */
 #define FIO_SMALL_CHUNK ((size_t)8 << 10)
 
+/*
+ * splice() size per call when cat copies a regular file or a pipe into a
+ * pipe (the output pipe is grown to FIO_PIPE_SIZE first). TODO measure.
+ */
+#ifndef FIO_SPLICE_CHUNK
+#define FIO_SPLICE_CHUNK ((size_t)256 << 10)
+#endif
+
+/*
+ * cat's read() size, and the size at which its output buffer is written.
+ * GNU cat's 128 KiB (coreutils' ioblksize.h measured it against syscall
+ * overhead). TODO measure.
+ */
+#ifndef FIO_CAT_BUF
+#define FIO_CAT_BUF ((size_t)128 << 10)
+#endif
+
+/*
+ * Regular files smaller than this that cat opens itself are read with one
+ * read() straight into the output buffer (fio_readfile) and their bytes
+ * coalesced with the next files' into FIO_CAT_BUF writes. TODO measure.
+ */
+#ifndef FIO_SMALL_FILE
+#define FIO_SMALL_FILE ((size_t)64 << 10)
+#endif
+
 #endif

