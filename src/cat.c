@@ -175,8 +175,18 @@ usage(int status)
 static void
 flush(void)
 {
+	static int grown;
 	size_t n = (size_t)(o - obuf);
 
+	/*
+	 * Full buffers written into a 64 KiB pipe stall writer and reader in
+	 * turn (see FIO_PIPE_SIZE); grown only once there is bulk to move,
+	 * as pipe memory counts against a per-user quota.
+	 */
+	if (!grown && n >= FIO_CAT_BUF && out.kind == FIO_PIPE) {
+		out.pipe_size = fio_pipe_grow(STDOUT_FILENO, FIO_PIPE_SIZE);
+		grown = 1;
+	}
 	o = obuf;
 	if (n > 0 && fio_write_all(STDOUT_FILENO, obuf, n) < 0) {
 		prog_warn(errno, "write error");
@@ -436,6 +446,38 @@ is_output(const struct fio_fd *in)
 	return in_pos < out_pos;
 }
 
+/*
+ * Descriptors of files read to the end are closed together, one
+ * close_range() per run of consecutive numbers (open() hands them out in
+ * order), saving one syscall per file (see FIO_CLOSE_BATCH). Only read-only
+ * descriptors wait here, whose close reports no error on Linux.
+ */
+static int run_first = -1, run_last = -1;
+
+static void
+close_run(void)
+{
+	int fd;
+
+	if (run_first < 0)
+		return;
+	if (close_range((unsigned)run_first, (unsigned)run_last, 0) < 0)
+		for (fd = run_first; fd <= run_last; fd++)
+			close(fd);
+	run_first = run_last = -1;
+}
+
+static void
+close_later(int fd)
+{
+	if (run_first >= 0 &&
+	    (fd != run_last + 1 || run_last - run_first + 1 >= FIO_CLOSE_BATCH))
+		close_run();
+	if (run_first < 0)
+		run_first = fd;
+	run_last = fd;
+}
+
 static int
 cat_file(const char *name)
 {
@@ -446,11 +488,13 @@ cat_file(const char *name)
 		fd = open(name, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return input_error(errno, name);
+		rc = fio_classify_opened(fd, O_RDONLY, &in);
 	} else {
 		fd = STDIN_FILENO;
 		read_stdin = 1;
+		rc = fio_classify(fd, &in);
 	}
-	if (fio_classify(fd, &in) < 0) {
+	if (rc < 0) {
 		rc = input_error(errno, name);
 	} else if (is_output(&in)) {
 		prog_warn(0, "%s: input file is output file", prog_quote(name));
@@ -463,7 +507,9 @@ cat_file(const char *name)
 	} else {
 		rc = copy_fd(&in, name, own);
 	}
-	if (own && close(fd) < 0)
+	if (own && rc == 0 && fd > STDERR_FILENO)
+		close_later(fd);
+	else if (own && close(fd) < 0)
 		rc = input_error(errno, name);
 	return rc;
 }
@@ -590,6 +636,7 @@ main(int argc, char *argv[])
 
 	for (; *argv != NULL; argv++)
 		rc |= cat_file(*argv);
+	close_run();
 
 	if (pending_cr)
 		*o++ = '\r';

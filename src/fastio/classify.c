@@ -67,17 +67,14 @@ char_kind(int fd, const struct stat *st)
 	return FIO_CHAR;
 }
 
-int
-fio_classify(int fd, struct fio_fd *f)
+static int
+classify(int fd, int fl, struct fio_fd *f)
 {
-	int fl;
-
 	memset(f, 0, sizeof *f);
 	f->fd = fd;
 	f->kind = FIO_UNKNOWN;
 	if (fstat(fd, &f->st) < 0)
 		return -1;
-	fl = fcntl(fd, F_GETFL);
 	if (fl >= 0) {
 		if ((fl & O_ACCMODE) != O_WRONLY)
 			f->flags |= FIO_READABLE;
@@ -114,6 +111,18 @@ fio_classify(int fd, struct fio_fd *f)
 		break;
 	}
 	return 0;
+}
+
+int
+fio_classify(int fd, struct fio_fd *f)
+{
+	return classify(fd, fcntl(fd, F_GETFL), f);
+}
+
+int
+fio_classify_opened(int fd, int open_flags, struct fio_fd *f)
+{
+	return classify(fd, open_flags, f);
 }
 
 const char *

@@ -72,6 +72,13 @@ enum fio_strategy {
  */
 int fio_classify(int fd, struct fio_fd *f);
 
+/*
+ * fio_classify_opened: the same for a descriptor the caller opened itself
+ * with open_flags, saving the fcntl(F_GETFL) (one syscall per file counts
+ * when cat reads thousands of small files).
+ */
+int fio_classify_opened(int fd, int open_flags, struct fio_fd *f);
+
 /* fio_kind_name: a short lower-case name for a kind ("pipe", "tty", ...). */
 const char *fio_kind_name(enum fio_kind kind);
 
