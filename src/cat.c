@@ -5,11 +5,14 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <locale.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fastio/fastio.h"
@@ -38,7 +41,7 @@ static int newlines;	/* -1 inside a line, else empty lines in a row (<=2) */
 static int pending_cr;	/* -E: a CR ended the last buffer; an LF may follow */
 static char numbuf[24]; /* "     1\t", right-aligned, tab at the end */
 static char *num_start; /* first printed column (widens past 999999) */
-#define NUM_LAST (numbuf + sizeof numbuf - 2) /* the last digit */
+#define NUM_LAST (numbuf + 22) /* the last digit; the TAB follows */
 static struct {
 	char s[4];
 	unsigned char len;
@@ -123,6 +126,20 @@ scan32(const char *p, char *d, const struct wanted *w)
 			    _mm256_cmpgt_epi8(_mm256_set1_epi8(w->below), v)));
 	return (unsigned)__builtin_ctzll(
 	    (unsigned long long)(unsigned)_mm256_movemask_epi8(m) | 1ull << 32);
+}
+
+/* AVX2 when only LF needs work (-n, -b, -s, -E): one compare a block. */
+static inline __attribute__((always_inline, target("avx2"))) unsigned
+scan32_lf(const char *p, char *d, const struct wanted *w)
+{
+	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+
+	(void)w;
+	_mm256_storeu_si256((__m256i *)(void *)d, v);
+	return (unsigned)__builtin_ctzll(
+	    (unsigned long long)(unsigned)_mm256_movemask_epi8(
+		_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n'))) |
+	    1ull << 32);
 }
 #endif
 
@@ -217,7 +234,10 @@ put_number(void)
 	char *d = NUM_LAST;
 	size_t len = (size_t)(NUM_LAST + 2 - num_start);
 
-	memcpy(o, num_start, len);
+	/* A fixed-size copy (one vector move); the padding is overwritten. */
+	memcpy(o, num_start, 16);
+	if (len > 16)
+		memcpy(o + 16, num_start + 16, len - 16);
 	o += len;
 	/* The counter lives as ASCII digits, incremented in place. */
 	while (*d == '9')
@@ -334,6 +354,92 @@ format_avx2(const char *p, const char *end)
 {
 	format_with(scan32, 32, p, end);
 }
+
+static __attribute__((target("avx2"))) void
+format_avx2_lf(const char *p, const char *end)
+{
+	format_with(scan32_lf, 32, p, end);
+}
+#endif
+
+/*
+ * -s alone changes nothing but drops each LF that follows two LFs (the
+ * start of input counts as one), so it needs no per-line work: 64 bytes
+ * at a time, an LF bit mask says which bytes to drop, usually none, and
+ * the block is copied whole. `newlines` holds the LFs just seen minus one.
+ */
+static inline __attribute__((always_inline)) uint64_t
+lf_mask_portable(const char *p)
+{
+	uint64_t m = 0;
+	unsigned i;
+
+	for (i = 0; i < 64; i++)
+		m |= (uint64_t)(p[i] == '\n') << i;
+	return m;
+}
+
+static inline __attribute__((always_inline)) void
+squeeze_with(uint64_t (*lf_mask)(const char *), const char *p, const char *end)
+{
+	unsigned run = newlines < 0 ? 0 : newlines >= 1 ? 2 : 1, lead;
+	uint64_t lf, drop;
+
+	for (; end - p >= 64; p += 64) {
+		make_room();
+		lf = lf_mask(p);
+		drop = lf & (lf << 1 | (run >= 1)) &
+		       (lf << 2 | (run >= 2) | (run >= 1) << 1);
+		memcpy(o, p, 64);
+		if (drop == 0) {
+			o += 64;
+		} else {
+			unsigned i;
+
+			for (i = 0; i < 64; i++)
+				if (!(drop >> i & 1))
+					*o++ = p[i];
+		}
+		lead = (unsigned)__builtin_clzll(~lf | 1);
+		run = lead >= 2 ? 2 : lead;
+	}
+	make_room();
+	for (; p < end; p++) {
+		if (*p != '\n')
+			run = 0;
+		else if (run < 2)
+			run++;
+		else
+			continue;
+		*o++ = *p;
+	}
+	newlines = (int)run - 1;
+}
+
+static void
+squeeze_portable(const char *p, const char *end)
+{
+	squeeze_with(lf_mask_portable, p, end);
+}
+
+#ifdef __x86_64__
+static inline __attribute__((always_inline, target("avx2"))) uint64_t
+lf_mask_avx2(const char *p)
+{
+	__m256i lf = _mm256_set1_epi8('\n');
+	uint32_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+	    _mm256_loadu_si256((const __m256i *)(const void *)p), lf));
+	uint32_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+	    _mm256_loadu_si256((const __m256i *)(const void *)(p + 32)), lf));
+
+	return (uint64_t)hi << 32 | lo;
+}
+
+static __attribute__((target("avx2"))) void
+squeeze_avx2(const char *p, const char *end)
+{
+	squeeze_with(lf_mask_avx2, p, end);
+}
 #endif
 
 static void (*format)(const char *, const char *) = format_portable;
@@ -341,19 +447,34 @@ static void (*format)(const char *, const char *) = format_portable;
 static void
 setup_format(void)
 {
+	int squeeze_only = opt.squeeze && !opt.number && !opt.ends &&
+			   !opt.tabs && !opt.nonprint;
+
 	wanted.a = '\n';
 	wanted.b = opt.tabs && !opt.nonprint ? '\t' : '\n';
 	wanted.d = opt.nonprint ? 0x7f : '\n';
 	wanted.below = opt.nonprint ? 0x20 : -128;
 #ifdef __x86_64__
 	__builtin_cpu_init();
-	format = __builtin_cpu_supports("avx2") ? format_avx2 : format_sse2;
+	format = format_sse2;
+	if (__builtin_cpu_supports("avx2"))
+		format =
+		    opt.tabs || opt.nonprint ? format_avx2 : format_avx2_lf;
 #endif
+	if (squeeze_only) {
+		format = squeeze_portable;
+#ifdef __x86_64__
+		if (__builtin_cpu_supports("avx2"))
+			format = squeeze_avx2;
+#endif
+	}
+	/* For the tests: 8 the portable loops, 16 the SSE2 general loop. */
 	if (getenv("FASTIO_CAT_SCAN") != NULL) {
 		const char *v = getenv("FASTIO_CAT_SCAN");
 
 		if (strcmp(v, "8") == 0)
-			format = format_portable;
+			format =
+			    squeeze_only ? squeeze_portable : format_portable;
 #ifdef __x86_64__
 		if (strcmp(v, "16") == 0)
 			format = format_sse2;
@@ -373,11 +494,90 @@ flush_if_idle(const struct fio_fd *in)
 		flush();
 }
 
+/*
+ * A regular file being formatted is read through windows mapped from the
+ * page cache: read() would copy every byte once more, a quarter of the
+ * time of `cat -n` here (see FIO_MAP_WINDOW). A file truncated under a
+ * mapping raises SIGBUS; the handler jumps back here and the file is
+ * reported as unreadable instead of cat dying. Whatever lies beyond the
+ * last full window, including bytes appended since fstat, is read().
+ */
+static sigjmp_buf bus_jump;
+static volatile sig_atomic_t bus_armed;
+
+static void
+on_sigbus(int sig)
+{
+	if (bus_armed)
+		siglongjmp(bus_jump, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Format one window; returns 0, or 1 after reporting a SIGBUS. */
+static int
+format_window(int fd, const char *name, off_t base, size_t skip, size_t len)
+{
+	char *map =
+	    mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, base);
+
+	if (map == MAP_FAILED)
+		return -1;
+	if (sigsetjmp(bus_jump, 1) != 0) {
+		bus_armed = 0;
+		munmap(map, len);
+		return input_error(EIO, name);
+	}
+	bus_armed = 1;
+	format(map + skip, map + skip + FIO_MAP_WINDOW);
+	bus_armed = 0;
+	munmap(map, len);
+	return 0;
+}
+
+static int
+format_mapped(const struct fio_fd *in, const char *name)
+{
+	static int handler_set;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), skip;
+	off_t pos = lseek(in->fd, 0, SEEK_CUR), base;
+	int rc;
+
+	if (pos < 0)
+		return 0;
+	if (!handler_set) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_sigbus;
+		sigaction(SIGBUS, &sa, NULL);
+		handler_set = 1;
+	}
+	/* Each window needs MAX_BLOCK readable bytes past it: one more page. */
+	while (in->st.st_size - pos >= (off_t)(FIO_MAP_WINDOW + page)) {
+		base = pos & ~(off_t)(page - 1);
+		skip = (size_t)(pos - base);
+		rc = format_window(in->fd, name, base, skip,
+				   skip + FIO_MAP_WINDOW + page);
+		if (rc > 0)
+			return 1;
+		if (rc < 0)
+			break;
+		pos += (off_t)FIO_MAP_WINDOW;
+	}
+	if (lseek(in->fd, pos, SEEK_SET) < 0)
+		return input_error(errno, name);
+	return 0;
+}
+
 static int
 format_fd(const struct fio_fd *in, const char *name)
 {
 	ssize_t n;
 
+	if (in->kind == FIO_REGULAR && fio_enabled(FIO_MMAP) &&
+	    format_mapped(in, name) != 0)
+		return 1;
 	for (;;) {
 		flush_if_idle(in);
 		n = fio_read(in->fd, ibuf, FIO_CAT_BUF);
@@ -550,7 +750,7 @@ setup_shown(void)
 		shown[c].len = (unsigned char)show(shown[c].s, c);
 	setup_format();
 	memset(numbuf, ' ', sizeof numbuf);
-	numbuf[sizeof numbuf - 1] = '\t';
+	NUM_LAST[1] = '\t';
 	*NUM_LAST = '1';
 	num_start = NUM_LAST - 5;
 }

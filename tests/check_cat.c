@@ -123,12 +123,20 @@ check_output(const struct spawn_result *r, const char *want, size_t want_len,
 	ck_assert_msg(r->exited && r->status == 0, "%s: status", what);
 }
 
-/* Every option combination over the small inputs, given as operands. */
+/*
+ * Every option combination over the small inputs, given as operands,
+ * through each formatting loop: the one the CPU gets, the portable one,
+ * the SSE2 general one.
+ */
+static const char *const scanners[] = {NULL, "FASTIO_CAT_SCAN=8",
+				       "FASTIO_CAT_SCAN=16"};
+
 START_TEST(option_matrix)
 {
 	const char *argv[MAX_ARGV] = {"cat"};
+	const char *env[] = {scanners[_i / 67], NULL};
 	char buf[8], opt[9], what[64];
-	const char *set = set_name(_i, buf);
+	const char *set = set_name(_i % 67, buf);
 	struct spawn s = {0};
 	struct spawn_result r;
 	size_t want_len;
@@ -146,9 +154,11 @@ START_TEST(option_matrix)
 	want = slurp(golden_path("out", golden), &want_len);
 	s.prog = "cat";
 	s.argv = argv;
+	s.env = env;
 	s.out = OUT_PIPE;
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
-	snprintf(what, sizeof what, "cat %s", set);
+	snprintf(what, sizeof what, "cat %s, %s", set,
+		 env[0] ? env[0] : "default loop");
 	check_output(&r, want, want_len, what);
 	spawn_free(&r);
 	free(want);
@@ -685,6 +695,123 @@ START_TEST(interactive_flush)
 }
 END_TEST
 
+/* A file of n copies of the small inputs, returned as a path. */
+static char *
+big_file(int copies, char **data, size_t *len)
+{
+	char *path = strdup("/tmp/check_cat_big.XXXXXX"), *one;
+	size_t n;
+	int fd = mkstemp(path), i;
+
+	ck_assert(fd >= 0);
+	one = joined(small_inputs, &n);
+	*data = malloc(n * (size_t)copies);
+	for (i = 0; i < copies; i++)
+		memcpy(*data + n * (size_t)i, one, n);
+	*len = n * (size_t)copies;
+	ck_assert(write(fd, *data, *len) == (ssize_t)*len);
+	close(fd);
+	free(one);
+	return path;
+}
+
+/*
+ * Files larger than a mapping window are formatted through mmap: the
+ * output must equal the read() path's (which the goldens vouch for),
+ * from offset 0 and from an odd offset in stdin.
+ */
+START_TEST(mapped_windows)
+{
+	static const char *const sets[] = {"-n", "-A", "-s"};
+	const char *set = sets[_i % 3];
+	const char *no_map[] = {"FASTIO_DISABLE=mmap", NULL};
+	char script[512], *path, *data;
+	const char *argv[] = {"sh", "-c", script, NULL};
+	struct spawn s = {0};
+	struct spawn_result mapped, plain;
+	char msg[512];
+	size_t len;
+
+	path = big_file(1400, &data, &len); /* about 9.7 MiB */
+	if (_i / 3)
+		snprintf(script, sizeof script,
+			 "exec < %s && read -r x && exec %s %s", path,
+			 spawn_path("cat"), set);
+	else
+		snprintf(script, sizeof script, "exec %s %s %s",
+			 spawn_path("cat"), set, path);
+	s.prog = "/bin/sh";
+	s.argv = argv;
+	s.out = OUT_PIPE;
+	ck_assert_int_eq(spawn_run(&s, &mapped), 0);
+	s.env = no_map;
+	ck_assert_int_eq(spawn_run(&s, &plain), 0);
+	ck_assert(plain.out_len > len / 2);
+	ck_assert_msg(lines_check(mapped.out, mapped.out_len, plain.out,
+				  plain.out_len, 0, msg, sizeof msg) == 0,
+		      "%s: %s", set, msg);
+	ck_assert_str_eq(mapped.err, "");
+	ck_assert(mapped.exited && mapped.status == 0);
+	spawn_free(&mapped);
+	spawn_free(&plain);
+	unlink(path);
+	free(path);
+	free(data);
+}
+END_TEST
+
+/*
+ * The file shrinks while it is mapped: cat must not die of SIGBUS. It
+ * either read everything before the truncation or reports the file.
+ */
+START_TEST(truncated_under_map)
+{
+	int out[2], err[2], status;
+	char buf[65536], want_err[512], *data, *path;
+	size_t len, got_err = 0;
+	ssize_t n;
+	pid_t pid;
+
+	path = big_file(9000, &data, &len); /* about 62 MiB */
+	ck_assert(pipe(out) == 0 && pipe(err) == 0);
+	pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		unsetenv("FASTIO_DISABLE");
+		execl(spawn_path("cat"), "cat", "-n", path, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	/* cat is now blocked on a full pipe, in the middle of a window. */
+	ck_assert(read(out[0], buf, 1) == 1);
+	ck_assert(truncate(path, 0) == 0);
+	while ((n = read(out[0], buf, sizeof buf)) > 0)
+		;
+	while ((n = read(err[0], want_err + got_err,
+			 sizeof want_err - 1 - got_err)) > 0)
+		got_err += (size_t)n;
+	want_err[got_err] = '\0';
+	ck_assert(waitpid(pid, &status, 0) == pid);
+	ck_assert_msg(!WIFSIGNALED(status), "killed by signal %d",
+		      WTERMSIG(status));
+	if (WEXITSTATUS(status) != 0) {
+		snprintf(buf, sizeof buf, "cat: %s: Input/output error\n",
+			 path);
+		ck_assert_str_eq(want_err, buf);
+	}
+	close(out[0]);
+	close(err[0]);
+	unlink(path);
+	free(path);
+	free(data);
+}
+END_TEST
+
 static Suite *
 cat_suite(void)
 {
@@ -692,7 +819,9 @@ cat_suite(void)
 	TCase *tc = tcase_create("cat");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, option_matrix, 0, 67);
+	tcase_add_loop_test(tc, option_matrix, 0, 3 * 67);
+	tcase_add_loop_test(tc, mapped_windows, 0, 6);
+	tcase_add_test(tc, truncated_under_map);
 	tcase_add_loop_test(tc, kinds_matrix, 0, NKINDS);
 	tcase_add_loop_test(tc, big_lines, 0, 9);
 	tcase_add_loop_test(tc, refusing_outputs, 0, NOUT_CASES * 2 * NFORCED);

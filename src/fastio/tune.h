@@ -130,4 +130,14 @@
 #define FIO_CLOSE_BATCH 256
 #endif
 
+/*
+ * Bytes of a regular file cat maps at a time to format it (mapped pages
+ * count in its RSS, so not the whole file). `cat -n` of 500 MB of text to
+ * /dev/null, ms, 3 runs: read() 248-250; windows of 1 MiB 223-230, 4 MiB
+ * 219-221, 16 MiB 220-225.
+ */
+#ifndef FIO_MAP_WINDOW
+#define FIO_MAP_WINDOW ((size_t)4 << 20)
+#endif
+
 #endif
