@@ -761,6 +761,45 @@ START_TEST(mapped_windows)
 END_TEST
 
 /*
+ * Line numbers past 999999 widen the column; the counter is carried in
+ * words with a byte-wise slow path, so every carry pattern up to seven
+ * digits passes here, through each loop and both input paths.
+ */
+START_TEST(numbers_widen)
+{
+	const char *argv[] = {"cat", _i % 2 ? "-n" : "-b", "-", NULL};
+	const char *env[] = {scanners[_i / 2], NULL};
+	enum { LINES = 2500000 };
+	struct spawn s = {0};
+	struct spawn_result r;
+	char *in = malloc(2 * LINES), *want = malloc(16 * (size_t)LINES);
+	char msg[512];
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < LINES; i++) {
+		in[2 * i] = 'x';
+		in[2 * i + 1] = '\n';
+		len += (size_t)sprintf(want + len, "%6d\tx\n", i + 1);
+	}
+	s.prog = "cat";
+	s.argv = argv;
+	s.env = env;
+	s.in = IN_FILE;
+	s.in_data = in;
+	s.in_len = 2 * LINES;
+	s.out = OUT_PIPE;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(lines_check(r.out, r.out_len, want, len, 0, msg,
+				  sizeof msg) == 0,
+		      "%s: %s", env[0] ? env[0] : "default", msg);
+	spawn_free(&r);
+	free(in);
+	free(want);
+}
+END_TEST
+
+/*
  * The file shrinks while it is mapped: cat must not die of SIGBUS. It
  * either read everything before the truncation or reports the file.
  */
@@ -822,6 +861,7 @@ cat_suite(void)
 	tcase_add_loop_test(tc, option_matrix, 0, 3 * 67);
 	tcase_add_loop_test(tc, mapped_windows, 0, 6);
 	tcase_add_test(tc, truncated_under_map);
+	tcase_add_loop_test(tc, numbers_widen, 0, 6);
 	tcase_add_loop_test(tc, kinds_matrix, 0, NKINDS);
 	tcase_add_loop_test(tc, big_lines, 0, 9);
 	tcase_add_loop_test(tc, refusing_outputs, 0, NOUT_CASES * 2 * NFORCED);
