@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <locale.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -897,7 +896,6 @@ main(int argc, char *argv[])
 	int c, rc = 0;
 
 	prog_init(argv[0]);
-	setlocale(LC_ALL, "");
 	while ((c = getopt_long(argc, argv, "benstuvAET", longopts, NULL)) !=
 	       -1) {
 		switch (c) {

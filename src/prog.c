@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <ctype.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -22,9 +23,26 @@ prog_init(const char *argv0)
 		program_name = argv0;
 }
 
+/*
+ * The locale matters only to messages (strerror, and quoting names), so
+ * it is loaded on the first one: setlocale(LC_ALL, "") opens a dozen
+ * files, 0.3 ms of every start, which `xargs cat` pays per process.
+ */
+static void
+use_locale(void)
+{
+	static int done;
+
+	if (!done) {
+		setlocale(LC_ALL, "");
+		done = 1;
+	}
+}
+
 static void
 report(int err, const char *msg)
 {
+	use_locale();
 	if (err != 0)
 		fprintf(stderr, "%s: %s: %s\n", program_name, msg,
 			strerror(err));
@@ -142,6 +160,7 @@ prog_quote(const char *name)
 	mbstate_t st;
 	char *o, *nbuf;
 
+	use_locale();
 	memset(&st, 0, sizeof st);
 	for (i = 0; i < len; i += m) {
 		unsigned char c = (unsigned char)name[i];

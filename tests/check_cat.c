@@ -790,9 +790,9 @@ START_TEST(numbers_widen)
 	s.in_len = 2 * LINES;
 	s.out = OUT_PIPE;
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
-	ck_assert_msg(lines_check(r.out, r.out_len, want, len, 0, msg,
-				  sizeof msg) == 0,
-		      "%s: %s", env[0] ? env[0] : "default", msg);
+	ck_assert_msg(
+	    lines_check(r.out, r.out_len, want, len, 0, msg, sizeof msg) == 0,
+	    "%s: %s", env[0] ? env[0] : "default", msg);
 	spawn_free(&r);
 	free(in);
 	free(want);
