@@ -96,21 +96,17 @@ if echo "$only" | grep -qw file; then
 	cat "$mid" >/dev/null
 	out=$data/copy-out
 	i=0
-	# Now and then a copy takes several times as long, for every cat; each
-	# round starts with the next peer so no one always follows the same.
+	# A copy sometimes takes several times as long, depending on what the
+	# copy before it left behind (page cache to free, writeback), so each
+	# round runs the peers in a new random order.
 	while [ "$i" -lt "$runs" ]; do
-		k=0
-		for pass in 1 2; do
-			for spec in "$@"; do
-				k=$((k + 1))
-				[ $pass = 1 ] && [ $k -le $((i % $#)) ] && continue
-				[ $pass = 2 ] && [ $((k - $#)) -gt $((i % $#)) ] && continue
-				name=${spec%%=*} cmd=${spec#*=}
-				rm -f "$out"
-				sync
-				ms "$cmd '$mid' > '$out'" >>"$tmp/$name.file"
-				cmp -s "$mid" "$out" || echo "$name: copy differs" >&2
-			done
+		for idx in $(seq $# | shuf); do
+			eval "spec=\${$idx}"
+			name=${spec%%=*} cmd=${spec#*=}
+			rm -f "$out"
+			sync
+			ms "$cmd '$mid' > '$out'" >>"$tmp/$name.file"
+			cmp -s "$mid" "$out" || echo "$name: copy differs" >&2
 		done
 		i=$((i + 1))
 	done
