@@ -404,29 +404,25 @@ format_sse2(const char *p, const char *end)
 	format_with(scan16, 16, p, p, end);
 }
 
-static __attribute__((target("avx2"))) void
-format_avx2(const char *p, const char *end)
-{
-	format_with(scan32, 32, p, p, end);
-}
-
 #endif
 
 /*
- * When only LFs need work (-n, -b, -E, with or without -s), 64 bytes at a
- * time: an LF bit mask gives the line ends, the bytes between them are
- * copied in 32-byte moves, and the per-line work runs once per set bit
- * instead of once per scanned block. The last partial block goes to the
- * general loop, which shares the state.
+ * 64 bytes at a time: a bit mask marks the LFs and the bytes -v or -T
+ * show differently; the bytes between marks are copied in 32-byte moves,
+ * and the work per mark (a line end, or a byte to show) runs once per set
+ * bit instead of once per scanned block. The last partial block goes to
+ * the general loop, which shares the state.
  */
 static inline __attribute__((always_inline)) void
-lines_with(uint64_t (*lf_mask)(const char *),
+lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 	   void (*rest)(const char *, const char *, const char *),
 	   const char *p, const char *end)
 {
+	const struct wanted w = wanted;
 	const char *begin = p, *seg, *nl, *chunk_end;
-	uint64_t lf;
+	uint64_t bits;
 	size_t len, i;
+	unsigned char c;
 
 	if (pending_cr) {
 		rest(begin, p, end);
@@ -434,11 +430,11 @@ lines_with(uint64_t (*lf_mask)(const char *),
 	}
 	for (; end - p >= 64; p = chunk_end) {
 		chunk_end = p + 64;
-		lf = lf_mask(p);
-		for (seg = p; lf != 0; lf &= lf - 1, seg = nl + 1) {
+		bits = marks(p, &w);
+		for (seg = p; bits != 0; bits &= bits - 1, seg = nl + 1) {
 			make_room();
-			nl = p + __builtin_ctzll(lf);
-			if (nl > seg) {
+			nl = p + __builtin_ctzll(bits);
+			if (nl > seg || *nl != '\n') {
 				if (newlines >= 0) {
 					if (opt.number)
 						put_number();
@@ -449,6 +445,12 @@ lines_with(uint64_t (*lf_mask)(const char *),
 					memcpy(o + i, seg + i, 32);
 				o += len;
 			}
+			if (*nl != '\n') {
+				c = (unsigned char)*nl;
+				memcpy(o, shown[c].s, 4);
+				o += shown[c].len;
+				continue;
+			}
 			if (newlines >= 0) {
 				if (newlines < 2)
 					newlines++;
@@ -458,7 +460,8 @@ lines_with(uint64_t (*lf_mask)(const char *),
 					put_number();
 			}
 			if (opt.ends) {
-				if (nl > begin && nl[-1] == '\r') {
+				if (!opt.nonprint && nl > begin &&
+				    nl[-1] == '\r') {
 					o[-1] = '^';
 					*o++ = 'M';
 				}
@@ -485,6 +488,21 @@ lines_with(uint64_t (*lf_mask)(const char *),
 		rest(begin, p, end);
 }
 
+/* Portable marks: one table lookup a byte. */
+static unsigned char marked[256];
+
+static inline __attribute__((always_inline)) uint64_t
+marks_portable(const char *p, const struct wanted *w)
+{
+	uint64_t m = 0;
+	unsigned i;
+
+	(void)w;
+	for (i = 0; i < 64; i++)
+		m |= (uint64_t)marked[(unsigned char)p[i]] << i;
+	return m;
+}
+
 static void
 rest_portable(const char *begin, const char *p, const char *end)
 {
@@ -494,20 +512,57 @@ rest_portable(const char *begin, const char *p, const char *end)
 static void
 lines_portable(const char *p, const char *end)
 {
-	lines_with(lf_mask_portable, rest_portable, p, end);
+	lines_with(marks_portable, rest_portable, p, end);
 }
 
 #ifdef __x86_64__
+static inline __attribute__((always_inline, target("avx2"))) uint64_t
+marks_lf_avx2(const char *p, const struct wanted *w)
+{
+	(void)w;
+	return lf_mask_avx2(p);
+}
+
+static inline __attribute__((always_inline, target("avx2"))) uint32_t
+marks32_avx2(const char *p, const struct wanted *w)
+{
+	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+
+	return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
+	    _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->a)),
+			    _mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->b))),
+	    _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->d)),
+			    _mm256_cmpgt_epi8(_mm256_set1_epi8(w->below), v))));
+}
+
+static inline __attribute__((always_inline, target("avx2"))) uint64_t
+marks_avx2(const char *p, const struct wanted *w)
+{
+	return (uint64_t)marks32_avx2(p + 32, w) << 32 | marks32_avx2(p, w);
+}
+
 static __attribute__((target("avx2"))) void
-rest_avx2(const char *begin, const char *p, const char *end)
+rest_avx2_lf(const char *begin, const char *p, const char *end)
 {
 	format_with(scan32_lf, 32, begin, p, end);
 }
 
 static __attribute__((target("avx2"))) void
-format_avx2_lf(const char *p, const char *end)
+rest_avx2(const char *begin, const char *p, const char *end)
 {
-	lines_with(lf_mask_avx2, rest_avx2, p, end);
+	format_with(scan32, 32, begin, p, end);
+}
+
+static __attribute__((target("avx2"))) void
+lines_avx2_lf(const char *p, const char *end)
+{
+	lines_with(marks_lf_avx2, rest_avx2_lf, p, end);
+}
+
+static __attribute__((target("avx2"))) void
+lines_avx2(const char *p, const char *end)
+{
+	lines_with(marks_avx2, rest_avx2, p, end);
 }
 #endif
 
@@ -581,14 +636,16 @@ setup_format(void)
 	int squeeze_only = opt.squeeze && !opt.number && !opt.ends &&
 			   !opt.tabs && !opt.nonprint;
 	int lf_only = !opt.tabs && !opt.nonprint;
+	unsigned c;
 
 	wanted.a = '\n';
 	wanted.b = opt.tabs && !opt.nonprint ? '\t' : '\n';
 	wanted.d = opt.nonprint ? 0x7f : '\n';
 	wanted.below = opt.nonprint ? 0x20 : -128;
-	format = squeeze_only ? squeeze_portable
-		 : lf_only    ? lines_portable
-			      : format_portable;
+	for (c = 0; c < 256; c++)
+		marked[c] = c == '\n' || shown[c].len != 1 ||
+			    (unsigned char)shown[c].s[0] != c;
+	format = squeeze_only ? squeeze_portable : lines_portable;
 	if (force != NULL && strcmp(force, "8") == 0)
 		return;
 #ifdef __x86_64__
@@ -598,8 +655,8 @@ setup_format(void)
 		return;
 	if (__builtin_cpu_supports("avx2"))
 		format = squeeze_only ? squeeze_avx2
-			 : lf_only    ? format_avx2_lf
-				      : format_avx2;
+			 : lf_only    ? lines_avx2_lf
+				      : lines_avx2;
 #endif
 }
 
