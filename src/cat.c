@@ -286,23 +286,21 @@ next_number_slowly(void)
  * 16-byte load of the same bytes stalls the CPU on every line (20% of
  * `cat -n`'s time), word stores followed by word loads do not.
  */
-static inline __attribute__((always_inline)) void
-put_number(void)
+static inline __attribute__((always_inline)) char *
+put_number_at(char *d)
 {
 	size_t len = (size_t)(NUM_LAST + 2 - num_start), last = len - 2;
 	unsigned shift = 8 * (unsigned)(last % 8);
 	uint64_t *w = &num_word[last / 8];
 
-	memcpy(o, num_word, sizeof num_word);
+	memcpy(d, num_word, sizeof num_word);
 	if (len > sizeof num_word) {
-		memcpy(o + sizeof num_word, num_start + sizeof num_word,
+		memcpy(d + sizeof num_word, num_start + sizeof num_word,
 		       len - sizeof num_word);
 		memcpy(num_start, num_word, sizeof num_word);
-		o += len;
 		next_number_slowly();
-		return;
+		return d + len;
 	}
-	o += len;
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 	shift = 56 - shift;
 #endif
@@ -310,6 +308,13 @@ put_number(void)
 		*w += (uint64_t)1 << shift;
 	else
 		next_number_slowly();
+	return d + len;
+}
+
+static inline __attribute__((always_inline)) void
+put_number(void)
+{
+	o = put_number_at(o);
 }
 
 /*
@@ -418,7 +423,15 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 	   void (*rest)(const char *, const char *, const char *),
 	   const char *p, const char *end)
 {
+	/*
+	 * The state lives in locals: every store through the output pointer
+	 * (a char *) could alias a global, which would make the compiler
+	 * reload them all after each store.
+	 */
 	const struct wanted w = wanted;
+	const struct options op = opt;
+	char *dst = o, *const limit = olimit;
+	int state = newlines;
 	const char *begin = p, *seg, *nl, *chunk_end;
 	uint64_t bits;
 	size_t len, i;
@@ -432,58 +445,68 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 		chunk_end = p + 64;
 		bits = marks(p, &w);
 		for (seg = p; bits != 0; bits &= bits - 1, seg = nl + 1) {
-			make_room();
+			if (dst >= limit) {
+				o = dst;
+				make_room();
+				dst = o;
+			}
 			nl = p + __builtin_ctzll(bits);
 			if (nl > seg || *nl != '\n') {
-				if (newlines >= 0) {
-					if (opt.number)
-						put_number();
-					newlines = -1;
+				if (state >= 0) {
+					if (op.number)
+						dst = put_number_at(dst);
+					state = -1;
 				}
 				len = (size_t)(nl - seg);
 				for (i = 0; i < len; i += 32)
-					memcpy(o + i, seg + i, 32);
-				o += len;
+					memcpy(dst + i, seg + i, 32);
+				dst += len;
 			}
 			if (*nl != '\n') {
 				c = (unsigned char)*nl;
-				memcpy(o, shown[c].s, 4);
-				o += shown[c].len;
+				memcpy(dst, shown[c].s, 4);
+				dst += shown[c].len;
 				continue;
 			}
-			if (newlines >= 0) {
-				if (newlines < 2)
-					newlines++;
-				if (newlines == 2 && opt.squeeze)
+			if (state >= 0) {
+				if (state < 2)
+					state++;
+				if (state == 2 && op.squeeze)
 					continue;
-				if (opt.number && !opt.nonblank)
-					put_number();
+				if (op.number && !op.nonblank)
+					dst = put_number_at(dst);
 			}
-			if (opt.ends) {
-				if (!opt.nonprint && nl > begin &&
+			if (op.ends) {
+				if (!op.nonprint && nl > begin &&
 				    nl[-1] == '\r') {
-					o[-1] = '^';
-					*o++ = 'M';
+					dst[-1] = '^';
+					*dst++ = 'M';
 				}
-				*o++ = '$';
+				*dst++ = '$';
 			}
-			*o++ = '\n';
-			if (newlines < 0)
-				newlines = 0;
+			*dst++ = '\n';
+			if (state < 0)
+				state = 0;
 		}
 		if (seg < chunk_end) {
-			make_room();
-			if (newlines >= 0) {
-				if (opt.number)
-					put_number();
-				newlines = -1;
+			if (dst >= limit) {
+				o = dst;
+				make_room();
+				dst = o;
+			}
+			if (state >= 0) {
+				if (op.number)
+					dst = put_number_at(dst);
+				state = -1;
 			}
 			len = (size_t)(chunk_end - seg);
 			for (i = 0; i < len; i += 32)
-				memcpy(o + i, seg + i, 32);
-			o += len;
+				memcpy(dst + i, seg + i, 32);
+			dst += len;
 		}
 	}
+	o = dst;
+	newlines = state;
 	if (p < end)
 		rest(begin, p, end);
 }
