@@ -60,8 +60,12 @@ struct wanted {
 };
 static struct wanted wanted;
 
-/* Room a scanner may read and write past the bytes it is asked about. */
-#define MAX_BLOCK 32
+/*
+ * Room the loops may read and write past the bytes they are asked about:
+ * a 32-byte block, or two 32-byte moves from the last byte of a 64-byte
+ * chunk.
+ */
+#define MAX_BLOCK 64
 
 /*
  * Portable scanner: 8 bytes with the usual bit tricks. The lowest flagged
@@ -434,7 +438,6 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 	int state = newlines;
 	const char *begin = p, *seg, *nl, *chunk_end;
 	uint64_t bits;
-	size_t len, i;
 	unsigned char c;
 
 	if (pending_cr) {
@@ -457,10 +460,11 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 						dst = put_number_at(dst);
 					state = -1;
 				}
-				len = (size_t)(nl - seg);
-				for (i = 0; i < len; i += 32)
-					memcpy(dst + i, seg + i, 32);
-				dst += len;
+				/* At most 64 bytes: two fixed moves, no loop.
+				 */
+				memcpy(dst, seg, 32);
+				memcpy(dst + 32, seg + 32, 32);
+				dst += nl - seg;
 			}
 			if (*nl != '\n') {
 				c = (unsigned char)*nl;
@@ -499,10 +503,9 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 					dst = put_number_at(dst);
 				state = -1;
 			}
-			len = (size_t)(chunk_end - seg);
-			for (i = 0; i < len; i += 32)
-				memcpy(dst + i, seg + i, 32);
-			dst += len;
+			memcpy(dst, seg, 32);
+			memcpy(dst + 32, seg + 32, 32);
+			dst += chunk_end - seg;
 		}
 	}
 	o = dst;
