@@ -979,6 +979,12 @@ main(int argc, char *argv[])
 	int c, rc = 0;
 
 	prog_init(argv[0]);
+	/* getopt may print a message: then the locale must be loaded. */
+	for (c = 1; c < argc; c++)
+		if (argv[c][0] == '-' && argv[c][1] != '\0') {
+			prog_locale();
+			break;
+		}
 	while ((c = getopt_long(argc, argv, "benstuvAET", longopts, NULL)) !=
 	       -1) {
 		switch (c) {

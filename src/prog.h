@@ -9,6 +9,12 @@ extern const char *program_name;
 
 void prog_init(const char *argv0);
 
+/*
+ * Load the locale (setlocale(LC_ALL, "")) once. Messages load it
+ * themselves; call it before getopt, whose messages do not.
+ */
+void prog_locale(void);
+
 /* Print "PROG: MESSAGE" and, when err is not 0, ": strerror(err)". */
 void prog_warn(int err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

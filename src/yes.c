@@ -75,6 +75,7 @@ main(int argc, char *argv[])
 	int nargs;
 
 	prog_init(argv[0]);
+	prog_locale();
 	/*
 	 * GNU yes makes a single getopt_long call: the first option found
 	 * anywhere before "--" decides, and permutation moves the operands
