@@ -57,6 +57,22 @@ row() { # name value ours better
 		printf "| %s | %s | %.2fx %s |\n", $1, $2, r, (r >= 1 ? "faster" : "slower") }'
 }
 
+# A table over every peer: title, unit, result suffix, higher|lower.
+table() {
+	title=$1 unit=$2 suffix=$3 better=$4
+	shift 4
+	echo
+	echo "$title"
+	echo
+	echo "| cat | $unit | fastio vs it |"
+	echo '|---|---:|---:|'
+	ours=$(median "$tmp/fastio.$suffix")
+	for spec in "$@"; do
+		name=${spec%%=*}
+		row "$name" "$(median "$tmp/$name.$suffix")" "$ours" "$better"
+	done
+}
+
 big=$data/big-2g
 if echo "$only" | grep -qw big || echo "$only" | grep -qw file; then
 	[ -s "$big" ] || head -c 2000000000 /dev/urandom >"$big"
@@ -75,16 +91,8 @@ if echo "$only" | grep -qw big; then
 		i=$((i + 1))
 	done
 	for kind in splice read; do
-		echo
-		echo "2 GB cached file into a reader that uses $kind, GiB/s (higher is better)"
-		echo
-		echo '| cat | GiB/s | fastio vs it |'
-		echo '|---|---:|---:|'
-		ours=$(median "$tmp/fastio.$kind")
-		for spec in "$@"; do
-			name=${spec%%=*}
-			row "$name" "$(median "$tmp/$name.$kind")" "$ours" higher
-		done
+		table "2 GB cached file into a reader that uses $kind, GiB/s (higher is better)" \
+			GiB/s "$kind" higher "$@"
 	done
 fi
 
@@ -111,16 +119,8 @@ if echo "$only" | grep -qw file; then
 		i=$((i + 1))
 	done
 	rm -f "$out"
-	echo
-	echo "500 MB file to a new file on the same filesystem ($(stat -f -c %T "$data")), ms (lower is better)"
-	echo
-	echo '| cat | ms | fastio vs it |'
-	echo '|---|---:|---:|'
-	ours=$(median "$tmp/fastio.file")
-	for spec in "$@"; do
-		name=${spec%%=*}
-		row "$name" "$(median "$tmp/$name.file")" "$ours" lower
-	done
+	table "500 MB file to a new file on the same filesystem ($(stat -f -c %T "$data")), ms (lower is better)" \
+		ms file lower "$@"
 fi
 
 if echo "$only" | grep -qw tiny; then
@@ -140,16 +140,8 @@ if echo "$only" | grep -qw tiny; then
 		done
 		i=$((i + 1))
 	done
-	echo
-	echo "100,000 tiny files on tmpfs, xargs cat > file, ms (lower is better)"
-	echo
-	echo '| cat | ms | fastio vs it |'
-	echo '|---|---:|---:|'
-	ours=$(median "$tmp/fastio.tiny")
-	for spec in "$@"; do
-		name=${spec%%=*}
-		row "$name" "$(median "$tmp/$name.tiny")" "$ours" lower
-	done
+	table "100,000 tiny files on tmpfs, xargs cat > file, ms (lower is better)" \
+		ms tiny lower "$@"
 	rm -rf "$tiny"
 fi
 

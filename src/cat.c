@@ -115,7 +115,7 @@ scan16(const char *p, char *d, const struct wanted *w)
 				       1u << 16);
 }
 
-/* AVX2, where the CPU has it: 32 bytes, 25% faster on `cat -n`. */
+/* AVX2, where the CPU has it: 32 bytes (the mark loop's last chunks). */
 static inline __attribute__((always_inline, target("avx2"))) unsigned
 scan32(const char *p, char *d, const struct wanted *w)
 {
