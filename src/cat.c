@@ -95,6 +95,21 @@ scan8(const char *p, char *d, const struct wanted *w)
 	return m != 0 ? (unsigned)__builtin_ctzll(m) >> 3 : 8;
 }
 
+/* Portable marks: one table lookup a byte. */
+static unsigned char marked[256];
+
+static inline __attribute__((always_inline)) uint64_t
+marks_portable(const char *p, const struct wanted *w)
+{
+	uint64_t m = 0;
+	unsigned i;
+
+	(void)w;
+	for (i = 0; i < 64; i++)
+		m |= (uint64_t)marked[(unsigned char)p[i]] << i;
+	return m;
+}
+
 #ifdef __x86_64__
 #include <immintrin.h>
 
@@ -115,35 +130,63 @@ scan16(const char *p, char *d, const struct wanted *w)
 				       1u << 16);
 }
 
-/* AVX2, where the CPU has it: 32 bytes (the mark loop's last chunks). */
-static inline __attribute__((always_inline, target("avx2"))) unsigned
-scan32(const char *p, char *d, const struct wanted *w)
+/*
+ * Marks: bit i set when byte i of p is one the loops must stop at (see
+ * struct wanted). The 32-byte scanner, the 64-byte mark loop and the -s
+ * loop all use these.
+ */
+static inline __attribute__((always_inline, target("avx2"))) uint32_t
+marks32_avx2(const char *p, const struct wanted *w)
 {
 	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
-	__m256i m;
 
-	_mm256_storeu_si256((__m256i *)(void *)d, v);
-	m = _mm256_or_si256(
+	return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
 	    _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->a)),
 			    _mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->b))),
 	    _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->d)),
-			    _mm256_cmpgt_epi8(_mm256_set1_epi8(w->below), v)));
-	return (unsigned)__builtin_ctzll(
-	    (unsigned long long)(unsigned)_mm256_movemask_epi8(m) | 1ull << 32);
+			    _mm256_cmpgt_epi8(_mm256_set1_epi8(w->below), v))));
 }
 
-/* AVX2 when only LF needs work (-n, -b, -s, -E): one compare a block. */
+/* When only LF needs work (-n, -b, -s, -E): one compare a block. */
+static inline __attribute__((always_inline, target("avx2"))) uint32_t
+lf32_avx2(const char *p)
+{
+	return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+	    _mm256_loadu_si256((const __m256i *)(const void *)p),
+	    _mm256_set1_epi8('\n')));
+}
+
+static inline __attribute__((always_inline, target("avx2"))) uint64_t
+marks_avx2(const char *p, const struct wanted *w)
+{
+	return (uint64_t)marks32_avx2(p + 32, w) << 32 | marks32_avx2(p, w);
+}
+
+static inline __attribute__((always_inline, target("avx2"))) uint64_t
+marks_lf_avx2(const char *p, const struct wanted *w)
+{
+	(void)w;
+	return (uint64_t)lf32_avx2(p + 32) << 32 | lf32_avx2(p);
+}
+
+/* AVX2 scanners, 32 bytes: the last partial chunks of the mark loop. */
+static inline __attribute__((always_inline, target("avx2"))) unsigned
+scan32(const char *p, char *d, const struct wanted *w)
+{
+	uint64_t m = marks32_avx2(p, w);
+
+	memcpy(d, p, 32);
+	return (unsigned)__builtin_ctzll(m | 1ull << 32);
+}
+
 static inline __attribute__((always_inline, target("avx2"))) unsigned
 scan32_lf(const char *p, char *d, const struct wanted *w)
 {
-	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+	uint64_t m = lf32_avx2(p);
 
 	(void)w;
-	_mm256_storeu_si256((__m256i *)(void *)d, v);
-	return (unsigned)__builtin_ctzll(
-	    (unsigned long long)(unsigned)_mm256_movemask_epi8(
-		_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n'))) |
-	    1ull << 32);
+	memcpy(d, p, 32);
+	return (unsigned)__builtin_ctzll(m | 1ull << 32);
 }
 #endif
 
@@ -214,33 +257,6 @@ flush(void)
 		exit(EXIT_FAILURE);
 	}
 }
-
-/* LF bit masks of 64 bytes, for the loops that need no other byte. */
-static inline __attribute__((always_inline)) uint64_t
-lf_mask_portable(const char *p)
-{
-	uint64_t m = 0;
-	unsigned i;
-
-	for (i = 0; i < 64; i++)
-		m |= (uint64_t)(p[i] == '\n') << i;
-	return m;
-}
-
-#ifdef __x86_64__
-static inline __attribute__((always_inline, target("avx2"))) uint64_t
-lf_mask_avx2(const char *p)
-{
-	__m256i lf = _mm256_set1_epi8('\n');
-	uint32_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-	    _mm256_loadu_si256((const __m256i *)(const void *)p), lf));
-	uint32_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-	    _mm256_loadu_si256((const __m256i *)(const void *)(p + 32)), lf));
-
-	return (uint64_t)hi << 32 | lo;
-}
-
-#endif
 
 /* Room for one more step of the formatting loop. */
 static inline void
@@ -400,12 +416,6 @@ format_with(unsigned (*scan)(const char *, char *, const struct wanted *),
 	}
 }
 
-static void
-format_portable(const char *p, const char *end)
-{
-	format_with(scan8, 8, p, p, end);
-}
-
 #ifdef __x86_64__
 static void
 format_sse2(const char *p, const char *end)
@@ -514,21 +524,6 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 		rest(begin, p, end);
 }
 
-/* Portable marks: one table lookup a byte. */
-static unsigned char marked[256];
-
-static inline __attribute__((always_inline)) uint64_t
-marks_portable(const char *p, const struct wanted *w)
-{
-	uint64_t m = 0;
-	unsigned i;
-
-	(void)w;
-	for (i = 0; i < 64; i++)
-		m |= (uint64_t)marked[(unsigned char)p[i]] << i;
-	return m;
-}
-
 static void
 rest_portable(const char *begin, const char *p, const char *end)
 {
@@ -542,31 +537,6 @@ lines_portable(const char *p, const char *end)
 }
 
 #ifdef __x86_64__
-static inline __attribute__((always_inline, target("avx2"))) uint64_t
-marks_lf_avx2(const char *p, const struct wanted *w)
-{
-	(void)w;
-	return lf_mask_avx2(p);
-}
-
-static inline __attribute__((always_inline, target("avx2"))) uint32_t
-marks32_avx2(const char *p, const struct wanted *w)
-{
-	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
-
-	return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
-	    _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->a)),
-			    _mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->b))),
-	    _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(w->d)),
-			    _mm256_cmpgt_epi8(_mm256_set1_epi8(w->below), v))));
-}
-
-static inline __attribute__((always_inline, target("avx2"))) uint64_t
-marks_avx2(const char *p, const struct wanted *w)
-{
-	return (uint64_t)marks32_avx2(p + 32, w) << 32 | marks32_avx2(p, w);
-}
-
 static __attribute__((target("avx2"))) void
 rest_avx2_lf(const char *begin, const char *p, const char *end)
 {
@@ -595,18 +565,21 @@ lines_avx2(const char *p, const char *end)
 /*
  * -s alone changes nothing but drops each LF that follows two LFs (the
  * start of input counts as one), so it needs no per-line work: 64 bytes
- * at a time, an LF bit mask says which bytes to drop, usually none, and
+ * at a time, an LF bit mask (with -s alone the marks are the LFs) says
+ * which bytes to drop, usually none, and
  * the block is copied whole. `newlines` holds the LFs just seen minus one.
  */
 static inline __attribute__((always_inline)) void
-squeeze_with(uint64_t (*lf_mask)(const char *), const char *p, const char *end)
+squeeze_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
+	     const char *p, const char *end)
 {
+	const struct wanted w = wanted;
 	unsigned run = newlines < 0 ? 0 : newlines >= 1 ? 2 : 1, lead;
 	uint64_t lf, drop;
 
 	for (; end - p >= 64; p += 64) {
 		make_room();
-		lf = lf_mask(p);
+		lf = lf_marks(p, &w);
 		drop = lf & (lf << 1 | (run >= 1)) &
 		       (lf << 2 | (run >= 2) | (run >= 1) << 1);
 		memcpy(o, p, 64);
@@ -638,18 +611,18 @@ squeeze_with(uint64_t (*lf_mask)(const char *), const char *p, const char *end)
 static void
 squeeze_portable(const char *p, const char *end)
 {
-	squeeze_with(lf_mask_portable, p, end);
+	squeeze_with(marks_portable, p, end);
 }
 
 #ifdef __x86_64__
 static __attribute__((target("avx2"))) void
 squeeze_avx2(const char *p, const char *end)
 {
-	squeeze_with(lf_mask_avx2, p, end);
+	squeeze_with(marks_lf_avx2, p, end);
 }
 #endif
 
-static void (*format)(const char *, const char *) = format_portable;
+static void (*format)(const char *, const char *);
 
 /*
  * Pick the loop for the options and the CPU. FASTIO_CAT_SCAN, for the
