@@ -43,7 +43,11 @@ struct spawn {
 	size_t in_len;
 	enum spawn_out out;
 	size_t out_max; /* stop after this many bytes (0: read to EOF) */
+	size_t err_min; /* IN_PIPE: keep stdin open (after in_data) until
+			 * standard error has this many bytes */
 	int ignore_sigpipe;
+	int signal; /* OUT_PIPE with out_max: send it once out_max bytes came,
+		     * then read on to EOF */
 	unsigned long vm_limit; /* RLIMIT_AS in bytes, 0 for none */
 };
 

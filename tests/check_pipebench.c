@@ -1,0 +1,1053 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+/* pipebench 0.40 blanks the running line before the summary. */
+#define CLEAR                                                                  \
+	"                                                                    " \
+	"           \r"
+
+/* Deterministic test data: numbered lines, len bytes. */
+static char *
+make_data(size_t len)
+{
+	char *d = malloc(len + 32);
+	size_t n = 0;
+	unsigned i = 0;
+
+	while (n < len)
+		n += (size_t)sprintf(d + n, "line %u of the data\n", i++);
+	return d;
+}
+
+static void
+run(struct spawn *s, struct spawn_result *r, const char *const *argv)
+{
+	s->prog = "pipebench";
+	s->argv = argv;
+	ck_assert_int_eq(spawn_run(s, r), 0);
+}
+
+/* A copy of the build tree's path of prog (spawn_path reuses its buffer). */
+static char *
+path_of(const char *prog)
+{
+	return strdup(spawn_path(prog));
+}
+
+/* A temporary file holding len bytes of data; the caller unlinks it. */
+static char *
+temp_with(const char *data, size_t len)
+{
+	char *path = strdup("/tmp/check_pipebench.XXXXXX");
+	int fd = mkstemp(path);
+
+	ck_assert(fd >= 0);
+	ck_assert(write(fd, data, len) == (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+/*
+ * Check "HHhMMmSS.SSs" at p; returns the seconds, -1 if malformed.
+ */
+static double
+parse_duration(const char *p)
+{
+	int h, m, n = 0;
+	double s;
+
+	if (sscanf(p, "%2dh%2dm%5lfs%n", &h, &m, &s, &n) != 3 || n != 12 ||
+	    p[2] != 'h' || p[5] != 'm' || p[8] != '.')
+		return -1;
+	return h * 3600.0 + m * 60.0 + s;
+}
+
+/* Check "%7.2f UNIT" (or "%7llu B" with -u) at p; returns its length. */
+static int
+parse_amount(const char *p, int raw_units)
+{
+	static const char *const units[] = {"B ", "kB", "MB", "GB",
+					    "TB", "PB", "EB"};
+	double v;
+	int n = 0, i;
+
+	if (raw_units) {
+		unsigned long long u;
+
+		return sscanf(p, "%llu B%n", &u, &n) == 1 && n >= 9 ? n : -1;
+	}
+	if (p[4] != '.' || sscanf(p, "%7lf %n", &v, &n) != 1 || n != 8)
+		return -1;
+	for (i = 0; i < 7; i++)
+		if (strncmp(p + 8, units[i], 2) == 0 || (i == 0 && p[8] == 'B'))
+			return 8 + (i == 0 ? 1 : 2);
+	return -1;
+}
+
+/*
+ * The summary's amount as pipebench 0.40 prints it: %7.2f and a unit that
+ * steps up only while the integer value is greater than the base.
+ */
+static const struct unit_case {
+	size_t bytes;
+	const char *flag, *amount;
+} unit_cases[] = {
+    {1023, NULL, "1023.00 B"},	   {1024, NULL, "1024.00 B"},
+    {1025, NULL, "   1.00 kB"},	   {1048576, NULL, "1024.00 kB"},
+    {1048577, NULL, "1024.00 kB"}, {1049600, NULL, "   1.00 MB"},
+    {1050000, NULL, "   1.00 MB"}, {1025, "-I", "   1.02 kB"},
+    {1000, "-I", "1000.00 B"},	   {1001, "-I", "   1.00 kB"},
+    {1000001, "-I", "1000.00 kB"}, {1025, "-u", "   1025 B"},
+    {0, NULL, "   0.00 B"},	   {1048576, "-u", "1048576 B"},
+    {1025, "-e", "   1.00 kB"},
+};
+#define NUNITS (int)(sizeof unit_cases / sizeof unit_cases[0])
+
+START_TEST(summary_units)
+{
+	const struct unit_case *c = &unit_cases[_i];
+	const char *argv[] = {"pipebench", "-q", c->flag, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	char want[128], *data = make_data(c->bytes);
+	const char *p;
+	int n;
+
+	s.in = IN_PIPE;
+	s.in_data = data;
+	s.in_len = c->bytes;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	ck_assert(r.exited && r.status == 0);
+	ck_assert_uint_eq(r.out_len, c->bytes);
+	ck_assert(memcmp(r.out, data, c->bytes) == 0);
+	snprintf(want, sizeof want, CLEAR "Summary:\nPiped %s in ", c->amount);
+	ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0,
+		      "case %d: got '%s'", _i, r.err);
+	/* "00h00m00.00s: RATE UNIT/second\nMode: ...\n" */
+	p = r.err + strlen(want);
+	ck_assert(parse_duration(p) >= 0);
+	ck_assert(p[12] == ':' && p[13] == ' ');
+	n = parse_amount(p + 14, c->flag && strcmp(c->flag, "-u") == 0);
+	ck_assert_msg(n > 0, "case %d: rate in '%s'", _i, p);
+	ck_assert_msg(strncmp(p + 14 + n, "/second\nMode: ", 14) == 0,
+		      "case %d: '%s'", _i, p + 14 + n);
+	ck_assert(strchr(p + 14 + n + 14, '\n')[1] == '\0');
+	spawn_free(&r);
+	free(data);
+}
+END_TEST
+
+/*
+ * The running line, driven by the one-second timer: stdin stays open
+ * until a line came, so no test waits on a clock. -s /dev/stderr makes the
+ * status file a pipe the test can watch.
+ */
+static const struct running_case {
+	const char *argv[6];
+	int shape;   /* 0 Habets, 1 raw, 2 progress, 3 progress with ETA */
+	int summary; /* a summary follows */
+} running_cases[] = {
+    {{"-p"}, 2, 1},
+    {{"-p", "-o"}, 2, 0},
+    {{"-p", "--size=1M"}, 3, 1},
+    {{"-r"}, 1, 0},
+    {{"-s", "/dev/stderr"}, 0, 1},
+    {{"-S", "/dev/stderr", "-I"}, 0, 1},
+    {{"-s", "/dev/stderr", "-p", "-u"}, 2, 1},
+    {{"-r", "-s", "/dev/stderr"}, 1, 0},
+};
+#define NRUNNING (int)(sizeof running_cases / sizeof running_cases[0])
+
+START_TEST(running_line)
+{
+	const struct running_case *c = &running_cases[_i];
+	const char *argv[8] = {"pipebench"};
+	struct spawn s = {0};
+	struct spawn_result r;
+	int i, n, raw_units = 0, file = 0;
+	char *p, *end, eol;
+
+	for (i = 0; i < 6 && c->argv[i]; i++) {
+		argv[i + 1] = c->argv[i];
+		raw_units |= strcmp(c->argv[i], "-u") == 0;
+		file |= c->argv[i][1] == 's' || c->argv[i][1] == 'S';
+	}
+	s.in = IN_PIPE;
+	s.in_data = "0123456789";
+	s.in_len = 10;
+	s.err_min = 1;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	ck_assert(r.exited && r.status == 0);
+	ck_assert_uint_eq(r.out_len, 10);
+	eol = file || c->shape == 1 ? '\n' : '\r';
+	for (p = r.err; *p != '\0' && strncmp(p, CLEAR, 80) != 0; p++) {
+		if (c->shape == 1) { /* -r: integers */
+			strtoull(p, &end, 10);
+			ck_assert_msg(end > p && *end == eol, "'%s'", p);
+			p = end;
+			continue;
+		}
+		ck_assert_msg(parse_duration(p) >= 1 && p[12] == ':',
+			      "case %d: '%s'", _i, p);
+		n = parse_amount(p + 14, raw_units);
+		ck_assert_msg(n > 0, "case %d: '%s'", _i, p);
+		p += 14 + n;
+		ck_assert(*p == ' ');
+		n = parse_amount(p + 1, raw_units);
+		ck_assert_msg(n > 0, "case %d: '%s'", _i, p);
+		p += 1 + n;
+		if (c->shape == 0) {
+			/* "/second (Sat Nov 21 19:12:31 2026)" */
+			ck_assert_msg(
+			    strncmp(p, "/second (", 9) == 0 && p[12] == ' ' &&
+				p[16] == ' ' && p[19] == ' ' && p[22] == ':' &&
+				p[25] == ':' && p[28] == ' ' && p[33] == ')',
+			    "case %d: '%s'", _i, p);
+			p += 34;
+		} else {
+			ck_assert(strncmp(p, "/second now, ", 13) == 0);
+			n = parse_amount(p + 13, raw_units);
+			ck_assert(n > 0);
+			p += 13 + n;
+			ck_assert_msg(strncmp(p, "/second average", 15) == 0,
+				      "'%s'", p);
+			p += 15;
+			if (c->shape == 3) {
+				ck_assert_msg(strncmp(p, ",   0%, ETA ", 12) ==
+						  0,
+					      "'%s'", p);
+				ck_assert(parse_duration(p + 12) >= 0);
+				p += 24;
+			}
+		}
+		ck_assert_msg(*p == eol, "case %d: '%s'", _i, p);
+	}
+	ck_assert_msg(p > r.err, "case %d: no running line", _i);
+	if (c->summary)
+		ck_assert_msg(strncmp(p, CLEAR "Summary:\nPiped ", 95) == 0,
+			      "case %d: '%s'", _i, p);
+	else
+		ck_assert_msg(*p == '\0', "case %d: '%s'", _i, p);
+	spawn_free(&r);
+}
+END_TEST
+
+/* Input kinds x output kinds x forced strategies x modes: unchanged. */
+static const enum spawn_out outs[] = {OUT_PIPE, OUT_FILE, OUT_APPEND_FILE,
+				      OUT_SOCKET, OUT_SPLICE_PIPE};
+
+START_TEST(pass_through)
+{
+	static const char *const env[][2] = {{NULL, NULL},
+					     {"FASTIO_DISABLE=splice", NULL}};
+	static const char *const argv[][5] = {
+	    {"pipebench", "-Q", NULL},
+	    {"pipebench", "-Q", "--touch", NULL},
+	    {"pipebench", "-q", "-b", "7", NULL},
+	};
+	int in = _i % 2, out = _i / 2 % 5, force = _i / 10 % 2, a = _i / 20;
+	/* -b 7 makes one pipe slot per 7 bytes: keep it within the
+	 * splice reader's holding pipes (64 x 256 slots). */
+	size_t len = a == 2 ? 70001 : (size_t)9 << 20;
+	struct spawn s = {0};
+	struct spawn_result r;
+	char msg[512], *data = make_data(len);
+
+	s.env = env[force];
+	s.in = in ? IN_FILE : IN_PIPE;
+	s.in_data = data;
+	s.in_len = len;
+	s.out = outs[out];
+	s.out_max = outs[out] == OUT_SPLICE_PIPE ? len : 0;
+	run(&s, &r, argv[a]);
+	ck_assert_msg(
+	    lines_check(r.out, r.out_len, data, len, 0, msg, sizeof msg) == 0,
+	    "case %d: %s", _i, msg);
+	ck_assert(r.exited && r.status == 0);
+	spawn_free(&r);
+	free(data);
+}
+END_TEST
+
+/* The summary names the mode that moved the bytes, and the pipe sizes. */
+START_TEST(mode_line)
+{
+	static const struct {
+		const char *flag, *env;
+		enum spawn_in in;
+		enum spawn_out out;
+		const char *mode;
+	} cases[] = {
+	    {NULL, NULL, IN_PIPE, OUT_PIPE,
+	     "Mode: splice, input pipe of 1048576 bytes, output pipe of "
+	     "1048576 bytes\n"},
+	    {NULL, NULL, IN_FILE, OUT_PIPE,
+	     "Mode: splice, input regular, output pipe of 1048576 bytes\n"},
+	    {"--touch", NULL, IN_PIPE, OUT_PIPE,
+	     "Mode: copy, input pipe of 1048576 bytes, output pipe of "
+	     "1048576 bytes\n"},
+	    {NULL, NULL, IN_PIPE, OUT_FILE,
+	     "Mode: copy, input pipe of 1048576 bytes, output regular\n"},
+	    {NULL, "FASTIO_DISABLE=splice", IN_FILE, OUT_PIPE,
+	     "Mode: copy, input regular, output pipe of 1048576 bytes\n"},
+	    {NULL, NULL, IN_PIPE, OUT_DEVNULL,
+	     "Mode: splice, input pipe of 1048576 bytes, output devnull\n"},
+	    {NULL, NULL, IN_PIPE, OUT_SOCKET,
+	     "Mode: copy, input pipe of 1048576 bytes, output socket\n"},
+	};
+	const char *argv[] = {"pipebench", "-q", cases[_i].flag, NULL};
+	const char *env[] = {cases[_i].env, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	char *data = make_data(300000);
+	const char *m;
+
+	s.env = env;
+	s.in = cases[_i].in;
+	s.in_data = data;
+	s.in_len = 300000;
+	s.out = cases[_i].out;
+	run(&s, &r, argv);
+	ck_assert(r.exited && r.status == 0);
+	m = strstr(r.err, "Mode: ");
+	ck_assert_msg(m != NULL && strcmp(m, cases[_i].mode) == 0,
+		      "case %d: '%s'", _i, r.err);
+	spawn_free(&r);
+	free(data);
+}
+END_TEST
+
+/*
+ * --bytes and --lines stop exactly, from a pipe or a file, with long and
+ * short reads.
+ */
+START_TEST(limits)
+{
+	static const struct {
+		const char *argv[6];
+		size_t bytes, lines; /* what passes */
+	} cases[] = {
+	    {{"--bytes=1000"}, 1000, 0},
+	    {{"--bytes", "3M"}, (size_t)3 << 20, 0},
+	    {{"--bytes=3MiB", "--touch"}, (size_t)3 << 20, 0},
+	    {{"--bytes=1MB"}, 1000000, 0},
+	    {{"--bytes=2k", "-b", "7"}, 2048, 0},
+	    {{"--bytes=1b"}, 512, 0},
+	    {{"--lines=3"}, 0, 3},
+	    {{"--lines", "2K"}, 0, 2048},
+	    {{"--lines=1", "-b", "5"}, 0, 1},
+	    {{"--lines=1000", "-b", "7"}, 0, 1000},
+	    {{"--lines=99999", "--bytes=4000"}, 4000, 0},
+	    {{"--lines=10", "--bytes=4000"}, 0, 10},
+	    {{"--bytes=100M"}, (size_t)8 << 20, 0}, /* EOF first */
+	    {{"--lines=1G"}, (size_t)8 << 20, 0},
+	};
+	const char *argv[8] = {"pipebench", "-Q"};
+	int c = _i / 4, i;
+	size_t len = (size_t)8 << 20, want = cases[c].bytes;
+	struct spawn s = {0};
+	struct spawn_result r;
+	char *data = make_data(len), *p;
+
+	for (i = 0; i < 6 && cases[c].argv[i]; i++)
+		argv[i + 2] = cases[c].argv[i];
+	if (cases[c].lines) {
+		for (p = data, i = 0; i < (int)cases[c].lines; i++)
+			p = strchr(p, '\n') + 1;
+		want = (size_t)(p - data);
+	}
+	s.in = _i % 2 ? IN_FILE : IN_PIPE;
+	s.in_data = data;
+	s.in_len = len;
+	s.out = _i / 2 % 2 ? OUT_FILE : OUT_PIPE;
+	run(&s, &r, argv);
+	ck_assert_msg(r.out_len == want, "case %d: %zu bytes, want %zu", _i,
+		      r.out_len, want);
+	ck_assert(memcmp(r.out, data, want) == 0);
+	ck_assert(r.exited && r.status == 0);
+	spawn_free(&r);
+	free(data);
+}
+END_TEST
+
+/* Invalid counts are usage errors. */
+START_TEST(bad_counts)
+{
+	static const char *const bad[] = {
+	    "0", "x", "-1", "1X", "1KBB", "99999999999999999999", "1Ei", "20E"};
+	static const char *const opts[] = {"--bytes", "--lines", "--size"};
+	const char *argv[] = {"pipebench", opts[_i % 3], bad[_i / 3], NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	char want[160];
+
+	s.in = IN_DEVNULL;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	snprintf(want, sizeof want,
+		 "pipebench: invalid number of %s: %s\n"
+		 "Try 'pipebench --help' for more information.\n",
+		 _i % 3 == 1 ? "lines" : "bytes",
+		 strcmp(bad[_i / 3], "-1") == 0 ? "-1" : bad[_i / 3]);
+	ck_assert_str_eq(r.err, want);
+	ck_assert(r.exited && r.status == 1);
+	spawn_free(&r);
+}
+END_TEST
+
+/*
+ * --expect-line: a correct stream passes; one changed byte at the start,
+ * in the middle, at the end, and on both sides of read() boundaries (128
+ * KiB by default, 7 bytes with -b 7) is reported with offset and line.
+ */
+START_TEST(expect_line)
+{
+	static const size_t flips[] = {0,	1,	131071,	 131072,
+				       131073,	262143, 5000001, 9999998,
+				       9999999, 1000000};
+	const char *argv[] = {"pipebench", "-Q", "--expect-line=y",
+			      NULL,	   NULL, NULL};
+	size_t len = 10000000, at = 0, nflips = sizeof flips / sizeof *flips;
+	struct spawn s = {0};
+	struct spawn_result r;
+	char *data = malloc(len), want[160];
+	int flip = _i % ((int)nflips + 1), i;
+
+	for (i = 0; i < (int)len; i += 2)
+		memcpy(data + i, "y\n", 2);
+	if (flip > 0) {
+		at = flips[flip - 1];
+		data[at] = data[at] == 'y' ? 'Y' : '\r';
+	}
+	if (_i / (int)(nflips + 1) == 1) {
+		argv[3] = "-b";
+		argv[4] = "7";
+		len = 1000002; /* -b 7 is slow; flips past it stay unseen */
+		if (at >= len)
+			at = 0, data[0] = 'Y';
+	}
+	s.in = _i % 2 ? IN_FILE : IN_PIPE;
+	s.in_data = data;
+	s.in_len = len;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	if (flip == 0) {
+		ck_assert_str_eq(r.err, "");
+		ck_assert(r.exited && r.status == 0);
+		ck_assert_uint_eq(r.out_len, len);
+		ck_assert(memcmp(r.out, data, len) == 0);
+	} else {
+		/* The received line as far as the read that brought it. */
+		snprintf(want, sizeof want,
+			 "pipebench: mismatch at byte %zu, line %zu\n"
+			 "pipebench: expected: \"y\"\n"
+			 "pipebench: received: \"%s",
+			 at, at / 2 + 1, at % 2 ? "" : "Y");
+		ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0,
+			      "flip at %zu: '%s'", at, r.err);
+		if (at % 2)
+			ck_assert(strstr(r.err, "\\x0d") != NULL);
+		ck_assert(strchr(r.err + strlen(want), '\n')[1] == '\0');
+		ck_assert(r.exited && r.status == 1);
+		ck_assert(r.out_len <= at);
+		ck_assert(memcmp(r.out, data, r.out_len) == 0);
+	}
+	spawn_free(&r);
+	free(data);
+}
+END_TEST
+
+/*
+ * A correct stream of over 1 GiB from our yes (run by --exec) is never
+ * reported, whatever the line; a longer line through pipe boundaries too.
+ */
+START_TEST(expect_long_stream)
+{
+	static const char *const lines[] = {"y", "a somewhat longer line", ""};
+	char *yes = path_of("yes"), opt[64];
+	const char *argv[] = {"pipebench", "-Q", opt, "--bytes=1100M", "--json",
+			      "--exec",	   "--", yes, lines[_i],       NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	snprintf(opt, sizeof opt, "--expect-line=%s", lines[_i]);
+	s.in = IN_DEVNULL;
+	s.out = OUT_DEVNULL;
+	run(&s, &r, argv);
+	ck_assert_msg(r.exited && r.status == 0, "'%s'", r.err);
+	ck_assert_msg(strncmp(r.err, "{\"bytes\":1153433600,\"lines\":", 28) ==
+			  0,
+		      "'%s'", r.err);
+	ck_assert(strtoull(r.err + 28, NULL, 10) ==
+		  1153433600 / (strlen(lines[_i]) + 1));
+	spawn_free(&r);
+	free(yes);
+}
+END_TEST
+
+static size_t
+lines_in(const char *p, size_t n)
+{
+	size_t c = 0;
+
+	while (n--)
+		c += *p++ == '\n';
+	return c;
+}
+
+/*
+ * --expect-file: equal passes; one byte short, one changed, one too many
+ * are reported with offset, line and the lines (received as far as the
+ * read that brought it).
+ */
+START_TEST(expect_file)
+{
+	size_t len = 300000, at = 123456, start;
+	char *data = make_data(len), *path = temp_with(data, len), arg[64];
+	const char *argv[] = {"pipebench", "-Q", arg, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	char want[512];
+
+	snprintf(arg, sizeof arg, "--expect-file=%s", path);
+	for (start = at; data[start - 1] != '\n'; start--)
+		;
+	switch (_i % 4) {
+	case 0:
+		want[0] = '\0';
+		break;
+	case 1:
+		snprintf(want, sizeof want,
+			 "pipebench: stream ended at byte %zu, line %zu: %s is "
+			 "longer\n",
+			 len - 1, lines_in(data, len - 1) + 1, path);
+		break;
+	case 2:
+		snprintf(want, sizeof want,
+			 "pipebench: mismatch at byte %zu, line %zu\n"
+			 "pipebench: expected: \"%.*s\"\n"
+			 "pipebench: received: \"",
+			 at, lines_in(data, at) + 1,
+			 (int)(strchr(data + at, '\n') - data - start),
+			 data + start);
+		data[at] ^= 1;
+		break;
+	case 3:
+		snprintf(want, sizeof want,
+			 "pipebench: mismatch at byte %zu, line %zu: %s has "
+			 "ended\n",
+			 len, lines_in(data, len) + 1, path);
+		data[len] = 'x';
+		break;
+	}
+	s.in = _i / 4 ? IN_FILE : IN_PIPE;
+	s.in_data = data;
+	s.in_len = len - (_i % 4 == 1) + (_i % 4 == 3);
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0 &&
+			  (_i % 4 == 2 || r.err[strlen(want)] == '\0'),
+		      "case %d: '%s'", _i, r.err);
+	ck_assert(r.exited && r.status == (_i % 4 != 0));
+	ck_assert(r.out_len <= at || _i % 4 != 2);
+	unlink(path);
+	free(path);
+	spawn_free(&r);
+	free(data);
+}
+END_TEST
+
+/* Errors: reported, unlike pipebench 0.40. */
+struct error_case {
+	const char *argv[4];
+	enum spawn_out out;
+	int ignore_sigpipe;
+	const char *err;
+	int status; /* -1: killed by SIGPIPE */
+};
+
+#define TRY "Try 'pipebench --help' for more information.\n"
+static const struct error_case error_cases[] = {
+    {{"-Q"},
+     OUT_DEVFULL,
+     0,
+     "pipebench: write error: No space left on device\n",
+     1},
+    {{"-Q", "--touch"},
+     OUT_DEVFULL,
+     0,
+     "pipebench: write error: No space left on device\n",
+     1},
+    {{"-Q"}, OUT_CLOSED, 0, "pipebench: write error: Bad file descriptor\n", 1},
+    {{"-Q"}, OUT_PIPE, 1, "pipebench: write error: Broken pipe\n", 1},
+    {{"-Q", "--touch"},
+     OUT_PIPE,
+     1,
+     "pipebench: write error: Broken pipe\n",
+     1},
+    {{"-Q"}, OUT_PIPE, 0, "", -1},
+    {{"-Q", "--touch"}, OUT_PIPE, 0, "", -1},
+    {{"-Q"},
+     OUT_NONBLOCK_PIPE,
+     0,
+     "pipebench: write error: Resource temporarily unavailable\n",
+     1},
+    {{"-b", "0"}, OUT_PIPE, 0, "pipebench: invalid buffer size: 0\n" TRY, 1},
+    {{"-b", "x"}, OUT_PIPE, 0, "pipebench: invalid buffer size: x\n" TRY, 1},
+    {{"-b", "-5"}, OUT_PIPE, 0, "pipebench: invalid buffer size: -5\n" TRY, 1},
+    {{"-s", "/nonexistent/dir/f"},
+     OUT_PIPE,
+     0,
+     "pipebench: /nonexistent/dir/f: No such file or directory\n",
+     1},
+    {{"--expect-file=/nonexistent"},
+     OUT_PIPE,
+     0,
+     "pipebench: /nonexistent: No such file or directory\n",
+     1},
+    {{"-x"}, OUT_PIPE, 0, "pipebench: invalid option -- 'x'\n" TRY, 1},
+    {{"operand"}, OUT_PIPE, 0, "pipebench: extra operand operand\n" TRY, 1},
+    {{"--exec"}, OUT_PIPE, 0, "pipebench: missing command\n" TRY, 1},
+    {{"--compare"}, OUT_PIPE, 0, "pipebench: missing command\n" TRY, 1},
+    {{"--exec", "--compare", "x"},
+     OUT_PIPE,
+     0,
+     "pipebench: --exec and --compare are exclusive\n" TRY,
+     1},
+    {{"--runs=0", "--compare", "x"},
+     OUT_PIPE,
+     0,
+     "pipebench: invalid number of runs: 0\n" TRY,
+     1},
+    {{"--expect-line=y", "--expect-file=f"},
+     OUT_PIPE,
+     0,
+     "pipebench: --expect-line and --expect-file are exclusive\n" TRY,
+     1},
+    {{"--exec", "--", "/nonexistent/producer"},
+     OUT_PIPE,
+     0,
+     "pipebench: /nonexistent/producer: No such file or directory\n"
+     "pipebench: /nonexistent/producer: exit status 127\n",
+     127},
+    {{"-Q", "--exec", "--", "false"},
+     OUT_PIPE,
+     0,
+     "pipebench: false: exit status 1\n",
+     1},
+};
+#define NERRORS (int)(sizeof error_cases / sizeof error_cases[0])
+
+START_TEST(errors)
+{
+	const struct error_case *c = &error_cases[_i];
+	const char *argv[6] = {"pipebench"};
+	size_t len = (size_t)16 << 20;
+	struct spawn s = {0};
+	struct spawn_result r;
+	char *data = make_data(len), *nl;
+	int i;
+
+	for (i = 0; i < 4 && c->argv[i]; i++)
+		argv[i + 1] = c->argv[i];
+	s.in = IN_FILE;
+	s.in_data = data;
+	s.in_len = len;
+	s.out = c->out;
+	/* A reader that goes away after 4 KiB. */
+	s.out_max = c->out == OUT_PIPE && (c->status == -1 || c->ignore_sigpipe)
+			? 4096
+			: 0;
+	s.ignore_sigpipe = c->ignore_sigpipe;
+	run(&s, &r, argv);
+	if (c->status == 127) { /* the summary of nothing comes between */
+		nl = strstr(r.err, "Summary:");
+		ck_assert(nl != NULL);
+		ck_assert(strncmp(r.err, c->err, strcspn(c->err, "\n") + 1) ==
+			  0);
+		ck_assert(strstr(nl, strchr(c->err, '\n') + 1) != NULL);
+	} else {
+		ck_assert_msg(strcmp(r.err, c->err) == 0, "case %d: '%s'", _i,
+			      r.err);
+	}
+	if (c->status < 0)
+		ck_assert(r.signaled && r.signal == SIGPIPE);
+	else
+		ck_assert_msg(r.exited && r.status == c->status,
+			      "case %d: status %d", _i, r.status);
+	spawn_free(&r);
+	free(data);
+}
+END_TEST
+
+/* -h and --help: the help on stdout; --version. */
+START_TEST(help)
+{
+	static const char *const flags[] = {"-h", "--help", "--version"};
+	const char *argv[] = {"pipebench", flags[_i], NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	const char *want = _i < 2 ? "Usage: pipebench [OPTION]...\n"
+				  : "pipebench (" PACKAGE_NAME
+				    ") " PACKAGE_VERSION "\n";
+
+	s.in = IN_DEVNULL;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	ck_assert(r.exited && r.status == 0);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0, "'%s'", r.out);
+	if (_i < 2)
+		ck_assert(strstr(r.out, "\n  -b SIZE ") != NULL &&
+			  strstr(r.out, "\n      --compare ") != NULL);
+	spawn_free(&r);
+}
+END_TEST
+
+/* A read error ends the run with a message naming the input. */
+START_TEST(read_error)
+{
+	const char *argv[] = {"pipebench", "-Q", NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	s.in = IN_CLOSED;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	ck_assert_str_eq(r.err,
+			 "pipebench: standard input: Bad file descriptor\n");
+	ck_assert(r.exited && r.status == 1);
+	spawn_free(&r);
+}
+END_TEST
+
+/* SIGINT: the summary of what passed, then death by SIGINT. */
+START_TEST(interrupt)
+{
+	static const char *const modes[] = {NULL, "--touch"};
+	const char *argv[] = {"pipebench", "-q", modes[_i], NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	const char *p;
+
+	s.in = IN_PIPE;
+	s.in_data = "hello\n";
+	s.in_len = 6;
+	s.err_min = (size_t)-1; /* stdin stays open */
+	s.out = OUT_PIPE;
+	s.out_max = 6;
+	s.signal = SIGINT;
+	run(&s, &r, argv);
+	ck_assert(r.signaled && r.signal == SIGINT);
+	ck_assert_uint_eq(r.out_len, 6);
+	p = CLEAR "Summary:\nPiped    6.00 B in 00h00m";
+	ck_assert_msg(strncmp(r.err, p, strlen(p)) == 0, "'%s'", r.err);
+	spawn_free(&r);
+}
+END_TEST
+
+/* -s/-S FILE: the summary goes to the file; -Q writes nothing there. */
+START_TEST(status_file)
+{
+	static const char *const flags[] = {"-s", "-S", "-s", "-S"};
+	char *path = temp_with("old\n", 4), buf[512];
+	const char *argv[] = {"pipebench", "-q", flags[_i], path, NULL};
+	const char *want = _i % 2 ? "old\n" CLEAR
+				    "Summary:\nPiped    4.88 kB in "
+				  : CLEAR "Summary:\nPiped    4.88 kB in ";
+	struct spawn s = {0};
+	struct spawn_result r;
+	char *data = make_data(5000);
+	FILE *f;
+	size_t n;
+
+	if (_i >= 2) {
+		argv[1] = "-Q";
+		want = _i % 2 ? "old\n" : "";
+	}
+	s.in = IN_PIPE;
+	s.in_data = data;
+	s.in_len = 5000;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	ck_assert(r.exited && r.status == 0);
+	ck_assert_str_eq(r.err, "");
+	f = fopen(path, "r");
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	if (_i >= 2)
+		ck_assert_str_eq(buf, want);
+	else
+		ck_assert_msg(strncmp(buf, want, strlen(want)) == 0, "'%s'",
+			      buf);
+	spawn_free(&r);
+	unlink(path);
+	free(path);
+	free(data);
+}
+END_TEST
+
+/* Value of "key": in a JSON line, or -1. */
+static double
+json_number(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof pat, "\"%s\":", key);
+	p = strstr(json, pat);
+	return p ? strtod(p + strlen(pat), NULL) : -1;
+}
+
+/* --json: the last line of stderr (or the -s file) describes the run. */
+START_TEST(json)
+{
+	const char *argv[] = {
+	    "pipebench",	   "-q", "--json", "--lines=1000",
+	    _i ? "--touch" : NULL, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	char *data = make_data(1 << 20), *j;
+	size_t want = (size_t)(strstr(data, "line 1000 ") - data);
+
+	s.in = IN_PIPE;
+	s.in_data = data;
+	s.in_len = 1 << 20;
+	s.out = OUT_PIPE;
+	if (_i == 0)
+		argv[3] = NULL; /* no limit: splice, no lines */
+	run(&s, &r, argv);
+	ck_assert(r.exited && r.status == 0);
+	j = strstr(r.err, "\n{");
+	ck_assert(j != NULL && strchr(j + 1, '\n')[1] == '\0');
+	ck_assert(json_number(j, "bytes") == (_i ? (double)want : 1 << 20));
+	ck_assert(json_number(j, "lines") == (_i ? 1000 : -1));
+	ck_assert(json_number(j, "seconds") >= 0);
+	ck_assert(json_number(j, "rate") >= 0);
+	ck_assert(json_number(j, "input_pipe_size") == 1048576);
+	ck_assert(json_number(j, "output_pipe_size") == 1048576);
+	ck_assert(strstr(j, _i ? "\"mode\":\"copy\"" : "\"mode\":\"splice\"") !=
+		  NULL);
+	ck_assert(strstr(j, "\"stopped\":") != NULL);
+	ck_assert(strstr(j, "\"samples\":{\"interval\":0.100,\"count\":") !=
+		  NULL);
+	spawn_free(&r);
+	free(data);
+}
+END_TEST
+
+/* --exec: the producer's status is ours; its output passes through. */
+START_TEST(exec)
+{
+	char *yes = path_of("yes");
+	const char *argv[][9] = {
+	    {"pipebench", "-q", "--json", "--bytes=3000000", "--exec", "--",
+	     yes, "abc", NULL},
+	    {"pipebench", "-Q", "--json", "--exec", "--", "sh", "-c",
+	     "printf 'a\\nb\\n'; exit 3", NULL},
+	    {"pipebench", "-Q", "--json", "--exec", "--", "sh", "-c",
+	     "kill -TERM $$", NULL},
+	};
+	static const int status[] = {0, 3, 128 + SIGTERM};
+	struct spawn s = {0};
+	struct spawn_result r;
+	char msg[256];
+
+	s.in = IN_DEVNULL;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv[_i]);
+	ck_assert_msg(r.exited && r.status == status[_i], "status %d: '%s'",
+		      r.status, r.err);
+	if (_i == 0) {
+		ck_assert(lines_check(r.out, r.out_len, "abc\n", 4, 1, msg,
+				      sizeof msg) == 0);
+		ck_assert_uint_eq(r.out_len, 3000000);
+		ck_assert(json_number(r.err, "producer_signal") == SIGPIPE);
+		ck_assert(json_number(r.err, "input_pipe_size") == 1048576);
+	} else if (_i == 1) {
+		ck_assert(r.out_len == 4 && memcmp(r.out, "a\nb\n", 4) == 0);
+		ck_assert(
+		    strncmp(r.err, "pipebench: sh: exit status 3\n{", 30) == 0);
+		ck_assert(json_number(r.err, "producer_status") == 3);
+	} else {
+		ck_assert(strncmp(r.err,
+				  "pipebench: sh: killed by signal 15\n{",
+				  35) == 0);
+		ck_assert(json_number(r.err, "producer_signal") == SIGTERM);
+	}
+	spawn_free(&r);
+	free(yes);
+}
+END_TEST
+
+/*
+ * --compare: every command runs warmup + runs times, interleaved; one
+ * table row each, in order, the first with ratio 1.00.
+ */
+/* "| NAME | RATE/s | MIN - MAX/s | T s | RATIO |": the rate in bytes. */
+static double
+row_rate(const char *row, double *ratio)
+{
+	const char *p = strstr(row, " | ") + 3;
+	double v = strtod(p, NULL);
+
+	for (p = strstr(row, " |\n") - 1; *p != ' '; p--)
+		;
+	*ratio = strtod(p, NULL);
+	p = strstr(row, "B/s");
+	switch (p[-1]) {
+	case 'k':
+		return v * 1024;
+	case 'M':
+		return v * 1048576;
+	default:
+		return v;
+	}
+}
+
+/*
+ * --compare: every command runs warmup + runs times, interleaved (or
+ * shuffled); one table row each, in order, the first with ratio 1.00.
+ */
+START_TEST(compare)
+{
+	const char *argv[] = {"pipebench",
+			      "--compare",
+			      "--runs=3",
+			      "--warmup=1",
+			      "--json",
+			      "head -c 300000 /dev/zero",
+			      "--name=zeros",
+			      "--name=two lines",
+			      "echo one; echo two",
+			      _i == 1 ? "--expect-line=one" : "--bytes=1M",
+			      _i == 2 ? "--shuffle" : NULL,
+			      NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	const char *p;
+	double ratio;
+	int runs = 0;
+
+	s.in = IN_DEVNULL;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	if (_i == 1) { /* neither stream is "one" repeated */
+		ck_assert(r.exited && r.status == 1);
+		ck_assert(strstr(r.err,
+				 "pipebench: mismatch at byte 0, line "
+				 "1\npipebench: expected: \"one\"\n"
+				 "pipebench: received: \"\\x00") != NULL);
+		ck_assert(strstr(r.err,
+				 "pipebench: mismatch at byte 4, line "
+				 "2\npipebench: expected: \"one\"\n"
+				 "pipebench: received: \"two\"\n") != NULL);
+		spawn_free(&r);
+		return;
+	}
+	ck_assert_msg(r.exited && r.status == 0, "'%s'", r.err);
+	for (p = r.err; (p = strstr(p, "run ")) != NULL; p++)
+		runs++;
+	ck_assert_int_eq(runs, 6);
+	ck_assert(
+	    strstr(r.err, "warmup 1/1: echo one; echo two:    8.00 B in") !=
+	    NULL);
+	ck_assert(strstr(r.err, "run 3/3: head -c 300000 /dev/zero:  292.97 kB "
+				"in") != NULL);
+	p = "| command | rate (median) | min - max | time (median) | vs first "
+	    "|\n|:--|--:|--:|--:|--:|\n| zeros | ";
+	ck_assert_msg(strncmp(r.out, p, strlen(p)) == 0, "'%s'", r.out);
+	ck_assert(row_rate(r.out + strlen(p) - 10, &ratio) > 0 && ratio == 1.0);
+	p = strstr(r.out, " | 1.00 |\n| two lines | ");
+	ck_assert_msg(p != NULL, "'%s'", r.out);
+	/* The second row's ratio is its rate over the first's. */
+	{
+		double first = row_rate(strstr(r.out, "| zeros"), &ratio);
+		double second = row_rate(p + 10, &ratio);
+
+		ck_assert_msg(ratio >= 0 && ratio < 1 &&
+				  ratio > second / first * 0.9 - 0.006 &&
+				  ratio < second / first * 1.1 + 0.006,
+			      "'%s'", r.out);
+	}
+	p = strchr(p + 10, '\n');
+	ck_assert(p != NULL && p[1] == '\0');
+	p = strstr(r.err, "{\"results\":[{\"command\":\"head -c 300000 "
+			  "/dev/zero\",\"name\":\"zeros\",\"median\":");
+	ck_assert(p != NULL);
+	ck_assert(strstr(p, "\"ratio\":1.0000,\"rates\":[") != NULL);
+	ck_assert(strstr(p, "\"name\":\"zeros\"") != NULL);
+	ck_assert(strstr(p, "},{\"command\":\"echo one; echo two\","
+			    "\"name\":\"two lines\"") != NULL);
+	spawn_free(&r);
+}
+END_TEST
+
+/* --wall --size: commands that write elsewhere are timed start to exit. */
+START_TEST(compare_wall)
+{
+	const char *argv[] = {"pipebench", "--compare",	 "-q",
+			      "--runs=1",  "--warmup=0", "--wall",
+			      "--size=1M", "true",	 NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	double ratio;
+
+	s.in = IN_DEVNULL;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	ck_assert_msg(r.exited && r.status == 0 && r.err[0] == '\0', "'%s'",
+		      r.err);
+	ck_assert(strstr(r.out, "| `true` | ") != NULL);
+	ck_assert(row_rate(strstr(r.out, "| `true` | "), &ratio) > 0);
+	ck_assert(ratio == 1.0);
+	spawn_free(&r);
+}
+END_TEST
+
+static Suite *
+pipebench_suite(void)
+{
+	Suite *s = suite_create("pipebench");
+	TCase *tc = tcase_create("pipebench");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, summary_units, 0, NUNITS);
+	tcase_add_loop_test(tc, running_line, 0, NRUNNING);
+	tcase_add_loop_test(tc, pass_through, 0, 60);
+	tcase_add_loop_test(tc, mode_line, 0, 7);
+	tcase_add_loop_test(tc, limits, 0, 4 * 14);
+	tcase_add_loop_test(tc, bad_counts, 0, 24);
+	tcase_add_loop_test(tc, expect_line, 0, 22);
+	tcase_add_loop_test(tc, expect_long_stream, 0, 3);
+	tcase_add_loop_test(tc, expect_file, 0, 8);
+	tcase_add_loop_test(tc, errors, 0, NERRORS);
+	tcase_add_loop_test(tc, help, 0, 3);
+	tcase_add_test(tc, read_error);
+	tcase_add_loop_test(tc, interrupt, 0, 2);
+	tcase_add_loop_test(tc, status_file, 0, 4);
+	tcase_add_loop_test(tc, json, 0, 2);
+	tcase_add_loop_test(tc, exec, 0, 3);
+	tcase_add_loop_test(tc, compare, 0, 3);
+	tcase_add_test(tc, compare_wall);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return suite_main(pipebench_suite());
+}
