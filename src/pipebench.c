@@ -643,7 +643,9 @@ print_summary(const struct run *r)
 	char a[64], b[32], c[32];
 	double t = seconds(&r->start, &r->end);
 
-	fprintf(status, "%79s\rSummary:\nPiped %s in %s: %s/second\n", "",
+	/* Blank the running line; 0.40 ends the blanks with LF in files. */
+	fprintf(status, "%79s%cSummary:\nPiped %s in %s: %s/second\n", "",
+		opt.status_file ? '\n' : '\r',
 		amount(a, sizeof a, (double)r->bytes), duration(b, sizeof b, t),
 		amount(c, sizeof c, t > 0 ? (double)r->bytes / t : 0));
 	fprintf(status, "Mode: %s, input %s, ",

@@ -10,10 +10,15 @@
 
 #include "spawn.h"
 
-/* pipebench 0.40 blanks the running line before the summary. */
-#define CLEAR                                                                  \
+/*
+ * pipebench 0.40 blanks the running line before the summary: 79 spaces
+ * and CR on stderr, and LF in a status file.
+ */
+#define BLANKS                                                                 \
 	"                                                                    " \
-	"           \r"
+	"           "
+#define CLEAR	 BLANKS "\r"
+#define CLEAR_LF BLANKS "\n"
 
 /* Deterministic test data: numbered lines, len bytes. */
 static char *
@@ -191,7 +196,7 @@ START_TEST(running_line)
 	ck_assert(r.exited && r.status == 0);
 	ck_assert_uint_eq(r.out_len, 10);
 	eol = file || c->shape == 1 ? '\n' : '\r';
-	for (p = r.err; *p != '\0' && strncmp(p, CLEAR, 80) != 0; p++) {
+	for (p = r.err; *p != '\0' && strncmp(p, BLANKS, 79) != 0; p++) {
 		if (c->shape == 1) { /* -r: integers */
 			strtoull(p, &end, 10);
 			ck_assert_msg(end > p && *end == eol, "'%s'", p);
@@ -235,7 +240,10 @@ START_TEST(running_line)
 	}
 	ck_assert_msg(p > r.err, "case %d: no running line", _i);
 	if (c->summary)
-		ck_assert_msg(strncmp(p, CLEAR "Summary:\nPiped ", 95) == 0,
+		ck_assert_msg(strncmp(p,
+				      file ? CLEAR_LF "Summary:\nPiped "
+					   : CLEAR "Summary:\nPiped ",
+				      95) == 0,
 			      "case %d: '%s'", _i, p);
 	else
 		ck_assert_msg(*p == '\0', "case %d: '%s'", _i, p);
@@ -468,6 +476,18 @@ START_TEST(expect_line)
 }
 END_TEST
 
+/* Value of "key": in a JSON line, or -1. */
+static double
+json_number(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof pat, "\"%s\":", key);
+	p = strstr(json, pat);
+	return p ? strtod(p + strlen(pat), NULL) : -1;
+}
+
 /*
  * A correct stream of over 1 GiB from our yes (run by --exec) is never
  * reported, whatever the line; a longer line through pipe boundaries too.
@@ -491,6 +511,22 @@ START_TEST(expect_long_stream)
 		      "'%s'", r.err);
 	ck_assert(strtoull(r.err + 28, NULL, 10) ==
 		  1153433600 / (strlen(lines[_i]) + 1));
+	/* Interval rates, when the run spanned any: ordered statistics. */
+	if (json_number(r.err, "count") > 0) {
+		ck_assert(json_number(r.err, "min") <=
+			  json_number(r.err, "p50"));
+		ck_assert(json_number(r.err, "p50") <=
+			  json_number(r.err, "p90"));
+		ck_assert(json_number(r.err, "p90") <=
+			  json_number(r.err, "p99"));
+		ck_assert(json_number(r.err, "p99") <=
+			  json_number(r.err, "max"));
+		ck_assert(json_number(r.err, "min") <=
+			  json_number(r.err, "avg"));
+		ck_assert(json_number(r.err, "avg") <=
+			  json_number(r.err, "max"));
+		ck_assert(json_number(r.err, "min") > 0);
+	}
 	spawn_free(&r);
 	free(yes);
 }
@@ -763,9 +799,9 @@ START_TEST(status_file)
 	static const char *const flags[] = {"-s", "-S", "-s", "-S"};
 	char *path = temp_with("old\n", 4), buf[512];
 	const char *argv[] = {"pipebench", "-q", flags[_i], path, NULL};
-	const char *want = _i % 2 ? "old\n" CLEAR
+	const char *want = _i % 2 ? "old\n" CLEAR_LF
 				    "Summary:\nPiped    4.88 kB in "
-				  : CLEAR "Summary:\nPiped    4.88 kB in ";
+				  : CLEAR_LF "Summary:\nPiped    4.88 kB in ";
 	struct spawn s = {0};
 	struct spawn_result r;
 	char *data = make_data(5000);
@@ -798,18 +834,6 @@ START_TEST(status_file)
 	free(data);
 }
 END_TEST
-
-/* Value of "key": in a JSON line, or -1. */
-static double
-json_number(const char *json, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof pat, "\"%s\":", key);
-	p = strstr(json, pat);
-	return p ? strtod(p + strlen(pat), NULL) : -1;
-}
 
 /* --json: the last line of stderr (or the -s file) describes the run. */
 START_TEST(json)
