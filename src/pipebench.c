@@ -1203,8 +1203,13 @@ main(int argc, char *argv[])
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_interrupt;
 	sigaction(SIGINT, &sa, NULL);
-	if (opt.compare)
-		return compare(argv + optind, argc - optind, buf);
+	if (opt.compare) {
+		rc = compare(argv + optind, argc - optind, buf);
+		free(buf);
+		free(expect.buf);
+		free(opt.names);
+		return rc;
+	}
 
 	memset(&r, 0, sizeof r);
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
@@ -1255,5 +1260,10 @@ main(int argc, char *argv[])
 		signal(SIGINT, SIG_DFL);
 		raise(SIGINT);
 	}
+	free(buf);
+	free(expect.buf);
+	free(opt.names);
+	free(tick.at);
+	free(tick.bytes);
 	return rc | prog_close_stdout();
 }

@@ -106,5 +106,7 @@ main(int argc, char *argv[])
 	(void)fio_init();
 	if (fio_repeat(STDOUT_FILENO, line, len, FIO_FOREVER, NULL) < 0)
 		prog_warn(errno, "standard output");
+	/* Never vmspliced: fio_repeat hands the kernel copies of it. */
+	free(line);
 	return EXIT_FAILURE;
 }
