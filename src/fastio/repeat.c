@@ -41,9 +41,12 @@ advance(struct repeat *r, size_t n)
  * The errnos that mean "this strategy cannot serve this fd" when they come
  * before any byte moved: EBADF and EINVAL (not a pipe, or a pipe end open
  * only for reading), ENOSYS and EPERM (old kernels, seccomp filters and LSMs
- * that block the call), ENOMEM (pages could not be pinned; write() copies
- * instead). Anything else, such as EPIPE or EAGAIN, is the output's answer
- * and would come back from write() just the same.
+ * that block the call), EXDEV and EOPNOTSUPP (what the splice family
+ * answers for files and devices it cannot serve; the fault matrix found
+ * yes reporting them instead of falling back), ENOMEM (pages could not be
+ * pinned; write() copies instead). Anything else, such as EPIPE or
+ * EAGAIN, is the output's answer and would come back from write() just
+ * the same.
  */
 static enum fio_status
 failed(const struct repeat *r)
@@ -55,6 +58,8 @@ failed(const struct repeat *r)
 	case EINVAL:
 	case ENOSYS:
 	case EPERM:
+	case EXDEV:
+	case EOPNOTSUPP:
 	case ENOMEM:
 		return FIO_UNSUPPORTED;
 	default:

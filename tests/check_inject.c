@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fault matrix: every program and path, with a chosen call failing
+ * (tests/inject.c, preloaded) with each errno or a short count, the first
+ * time or a later time. Whatever happens, the output is a prefix of the
+ * right output; the run either completes with exactly the right output and
+ * nothing on stderr, or ends with status 1 and GNU's one message for the
+ * failing side. Refusals before the first byte, EINTR, short counts and
+ * failures of optional calls (pipe, F_SETPIPE_SZ, mmap) must complete.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+#define MIB ((size_t)1 << 20)
+
+enum side { INPUT, OUTPUT, EITHER };
+
+/* A program, a path through it, and the calls that path makes. */
+struct setup {
+	const char *name;
+	const char *prog;
+	const char *args[3]; /* after argv[0]; "@" is the input file */
+	const char *disable; /* FASTIO_DISABLE, or NULL */
+	enum spawn_in in;
+	enum spawn_out out;
+	size_t in_len;	      /* bytes of input (yes: bytes read back) */
+	const char *calls[6]; /* calls this path reaches */
+};
+
+static const struct setup setups[] = {
+    {"yes tee",
+     "yes",
+     {NULL},
+     NULL,
+     IN_DEVNULL,
+     OUT_PIPE,
+     4 * MIB,
+     {"tee", "splice", "pipe2", "fcntl", "vmsplice", "mmap"}},
+    {"yes vmsplice",
+     "yes",
+     {NULL},
+     "tee",
+     IN_DEVNULL,
+     OUT_PIPE,
+     4 * MIB,
+     {"vmsplice", "fcntl", "mmap"}},
+    {"yes write",
+     "yes",
+     {NULL},
+     "all",
+     IN_DEVNULL,
+     OUT_PIPE,
+     4 * MIB,
+     {"write"}},
+    {"yes file", "yes", {NULL}, NULL, IN_DEVNULL, OUT_FILE, 4 * MIB, {"write"}},
+    {"cat file>pipe",
+     "cat",
+     {"@"},
+     NULL,
+     IN_DEVNULL,
+     OUT_PIPE,
+     3 * MIB,
+     {"splice", "pipe2", "fcntl", "open"}},
+    {"cat file>file",
+     "cat",
+     {"@"},
+     NULL,
+     IN_DEVNULL,
+     OUT_FILE,
+     3 * MIB,
+     {"copy_file_range", "open"}},
+    {"cat file>socket",
+     "cat",
+     {"@"},
+     NULL,
+     IN_DEVNULL,
+     OUT_SOCKET,
+     3 * MIB,
+     {"sendfile"}},
+    {"cat pipe>pipe",
+     "cat",
+     {NULL},
+     NULL,
+     IN_PIPE,
+     OUT_PIPE,
+     3 * MIB,
+     {"splice"}},
+    {"cat read/write",
+     "cat",
+     {"@"},
+     "all",
+     IN_DEVNULL,
+     OUT_PIPE,
+     3 * MIB,
+     {"read", "write", "open"}},
+    {"cat small file",
+     "cat",
+     {"@"},
+     NULL,
+     IN_DEVNULL,
+     OUT_PIPE,
+     9000,
+     {"read", "write", "open"}},
+    {"cat -n file",
+     "cat",
+     {"-n", "@"},
+     NULL,
+     IN_DEVNULL,
+     OUT_PIPE,
+     9 * MIB,
+     {"mmap", "read", "write"}},
+    {"cat -n pipe",
+     "cat",
+     {"-n"},
+     NULL,
+     IN_PIPE,
+     OUT_PIPE,
+     3 * MIB,
+     {"read", "write"}},
+    {"pipebench splice",
+     "pipebench",
+     {"-Q"},
+     NULL,
+     IN_PIPE,
+     OUT_PIPE,
+     3 * MIB,
+     {"splice", "fcntl"}},
+    {"pipebench copy",
+     "pipebench",
+     {"-Q", "--touch"},
+     NULL,
+     IN_PIPE,
+     OUT_PIPE,
+     3 * MIB,
+     {"read", "write"}},
+};
+#define NSETUPS (int)(sizeof setups / sizeof setups[0])
+
+static const struct {
+	const char *name;
+	int value; /* 0: short count */
+} faults[] = {
+    {"ENOSYS", ENOSYS}, {"EINVAL", EINVAL}, {"EBADF", EBADF},
+    {"EXDEV", EXDEV},	{"EPERM", EPERM},   {"EOPNOTSUPP", EOPNOTSUPP},
+    {"EFBIG", EFBIG},	{"EAGAIN", EAGAIN}, {"EINTR", EINTR},
+    {"EIO", EIO},	{"ENOSPC", ENOSPC}, {"EPIPE", EPIPE},
+    {"EMFILE", EMFILE}, {"short", 0},
+};
+#define NFAULTS (int)(sizeof faults / sizeof faults[0])
+
+/* Which time the call fails: the first, or once bytes have moved. */
+static const char *const when[] = {"1", "3"};
+
+struct scenario {
+	int setup, call, fault, when;
+};
+static struct scenario *scenarios;
+static int nscenarios;
+
+static void
+make_scenarios(void)
+{
+	int s, c, f, w;
+
+	scenarios =
+	    calloc((size_t)NSETUPS * 6 * NFAULTS * 2, sizeof *scenarios);
+	for (s = 0; s < NSETUPS; s++)
+		for (c = 0; c < 6 && setups[s].calls[c]; c++)
+			for (f = 0; f < NFAULTS; f++)
+				for (w = 0; w < 2; w++)
+					scenarios[nscenarios++] =
+					    (struct scenario){s, c, f, w};
+}
+
+/* Calls that are an optimisation: their failure must never show. */
+static int
+optional(const char *call)
+{
+	return strcmp(call, "pipe2") == 0 || strcmp(call, "fcntl") == 0 ||
+	       strcmp(call, "mmap") == 0;
+}
+
+static int
+zero_copy(const char *call)
+{
+	return strcmp(call, "splice") == 0 || strcmp(call, "vmsplice") == 0 ||
+	       strcmp(call, "tee") == 0 ||
+	       strcmp(call, "copy_file_range") == 0 ||
+	       strcmp(call, "sendfile") == 0;
+}
+
+/* The errnos by which the kernel refuses a zero-copy call outright. */
+static int
+refusal(int e)
+{
+	return e == ENOSYS || e == EINVAL || e == EBADF || e == EXDEV ||
+	       e == EPERM || e == EOPNOTSUPP;
+}
+
+/* Deterministic input: numbered lines with some tabs and control bytes. */
+static char *
+make_input(size_t len)
+{
+	char *d = malloc(len + 64);
+	size_t n = 0;
+	unsigned i = 0;
+
+	while (n < len)
+		n += (size_t)sprintf(d + n, "line %u\tof\001the input\n", i++);
+	return d;
+}
+
+START_TEST(fault_matrix)
+{
+	const struct scenario *sc = &scenarios[_i];
+	const struct setup *st = &setups[sc->setup];
+	const char *call = st->calls[sc->call];
+	int e = faults[sc->fault].value, is_yes = strcmp(st->prog, "yes") == 0;
+	char preload[4200], inject[128], logpath[64], disable[64], file[64];
+	char want_in[256], want_out[256], *data, *logtext;
+	const char *argv[6] = {st->prog}, *env[6];
+	struct spawn s = {0};
+	struct spawn_result good, r;
+	int i, n = 1, fd, complete, reached;
+	size_t len;
+	FILE *f;
+
+	data = make_input(st->in_len);
+	/* The input file, for operands named "@". */
+	snprintf(file, sizeof file, "/tmp/check_inject.%d.XXXXXX", _i);
+	fd = mkstemp(file);
+	ck_assert(fd >= 0);
+	ck_assert(write(fd, data, st->in_len) == (ssize_t)st->in_len);
+	close(fd);
+	for (i = 0; i < 3 && st->args[i]; i++)
+		argv[n++] = strcmp(st->args[i], "@") == 0 ? file : st->args[i];
+	s.prog = st->prog;
+	s.argv = argv;
+	s.in = st->in;
+	s.in_data = data;
+	s.in_len = st->in == IN_PIPE ? st->in_len : 0;
+	s.out = st->out;
+	s.out_max = is_yes ? st->in_len : 0;
+	snprintf(disable, sizeof disable, "FASTIO_DISABLE=%s",
+		 st->disable ? st->disable : "");
+	env[0] = disable;
+	env[1] = NULL;
+	s.env = env;
+	ck_assert_int_eq(spawn_run(&s, &good), 0); /* the right output */
+	/* yes into a file stops at the size limit the helper sets. */
+	ck_assert(good.err_len == 0 || is_yes);
+
+	snprintf(logpath, sizeof logpath, "/tmp/check_inject.%d.log", _i);
+	unlink(logpath);
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s/tests/inject.so",
+		 getenv("FIO_BUILDDIR"));
+	snprintf(inject, sizeof inject, "FIO_INJECT=%s:%s:%s", call,
+		 when[sc->when], faults[sc->fault].name);
+	env[1] = preload;
+	env[2] = inject;
+	env[3] = "FIO_INJECT_LOG=";
+	{
+		static char logenv[80];
+
+		snprintf(logenv, sizeof logenv, "FIO_INJECT_LOG=%s", logpath);
+		env[3] = logenv;
+	}
+	/* Our library comes before the sanitizer runtime. */
+	env[4] = "ASAN_OPTIONS=verify_asan_link_order=0";
+	env[5] = NULL;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+
+	f = fopen(logpath, "r");
+	logtext = calloc(1, 256);
+	reached = f != NULL && fread(logtext, 1, 255, f) > 0;
+	if (f != NULL)
+		fclose(f);
+	unlink(logpath);
+	unlink(file);
+
+	/* Never a wrong byte: the output is a prefix of the right one. */
+	len = r.out_len < good.out_len ? r.out_len : good.out_len;
+	ck_assert_msg(r.out_len <= good.out_len || is_yes,
+		      "%s, %s %s at %s: %zu bytes, more than %zu", st->name,
+		      call, faults[sc->fault].name, when[sc->when], r.out_len,
+		      good.out_len);
+	ck_assert_msg(memcmp(r.out, good.out, len) == 0,
+		      "%s, %s %s at %s: output differs", st->name, call,
+		      faults[sc->fault].name, when[sc->when]);
+
+	/* As without the fault: the same bytes, stderr and end. */
+	complete = r.out_len == good.out_len && strcmp(r.err, good.err) == 0 &&
+		   r.exited == good.exited && r.status == good.status &&
+		   r.signaled == good.signaled && r.signal == good.signal;
+	if (!complete) {
+		/* GNU's message for the failing side, and status 1. */
+		if (is_yes) {
+			snprintf(want_in, sizeof want_in, "-");
+			snprintf(want_out, sizeof want_out,
+				 "yes: standard output: %s\n", strerror(e));
+		} else if (strcmp(st->prog, "cat") == 0) {
+			snprintf(want_in, sizeof want_in, "cat: %s: %s\n",
+				 st->in == IN_PIPE ? "-" : file, strerror(e));
+			snprintf(want_out, sizeof want_out,
+				 "cat: write error: %s\n", strerror(e));
+		} else {
+			snprintf(want_in, sizeof want_in,
+				 "pipebench: standard input: %s\n",
+				 strerror(e));
+			snprintf(want_out, sizeof want_out,
+				 "pipebench: write error: %s\n", strerror(e));
+		}
+		ck_assert_msg(
+		    e != 0 && r.exited && r.status == 1 &&
+			((strcmp(call, "write") != 0 &&
+			  strcmp(r.err, want_in) == 0) ||
+			 (strcmp(call, "read") != 0 &&
+			  strcmp(call, "open") != 0 &&
+			  strcmp(r.err, want_out) == 0)),
+		    "%s, %s %s at %s: status %d/%d, %zu of %zu bytes, "
+		    "stderr '%s'",
+		    st->name, call, faults[sc->fault].name, when[sc->when],
+		    r.exited ? r.status : -1, r.signaled ? r.signal : 0,
+		    r.out_len, good.out_len, r.err);
+	}
+	/* What must be invisible. */
+	if (e == 0 || (e == EINTR && strcmp(call, "open") != 0) ||
+	    optional(call) || (zero_copy(call) && sc->when == 0 && refusal(e)))
+		ck_assert_msg(complete,
+			      "%s, %s %s at %s: must complete; status %d, "
+			      "stderr '%s'",
+			      st->name, call, faults[sc->fault].name,
+			      when[sc->when], r.exited ? r.status : -1, r.err);
+	/* The table names only calls the path makes: the first always. */
+	if (sc->when == 0)
+		ck_assert_msg(reached, "%s: %s not reached", st->name, call);
+	free(logtext);
+	spawn_free(&good);
+	spawn_free(&r);
+	free(data);
+}
+END_TEST
+
+static Suite *
+inject_suite(void)
+{
+	Suite *s = suite_create("inject");
+	TCase *tc = tcase_create("fault_matrix");
+
+	make_scenarios();
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, fault_matrix, 0, nscenarios);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return suite_main(inject_suite());
+}
