@@ -930,6 +930,10 @@ row_rate(const char *row, double *ratio)
 		return v * 1024;
 	case 'M':
 		return v * 1048576;
+	case 'G':
+		return v * 1073741824;
+	case 'T':
+		return v * 1099511627776;
 	default:
 		return v;
 	}

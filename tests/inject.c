@@ -8,7 +8,9 @@
  * injection appends "CALL N WHAT" to the file FIO_INJECT_LOG, if set, so
  * a test can tell that its call was reached.
  *
- * fcntl counts only F_SETPIPE_SZ; the other calls count every use.
+ * Only calls made by the program itself count (fcntl: only F_SETPIPE_SZ):
+ * under AddressSanitizer its runtime reads, writes and maps through these
+ * same symbols, and would otherwise take the injected faults.
  */
 #define _GNU_SOURCE
 #include <sys/syscall.h>
@@ -17,9 +19,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
@@ -145,11 +149,20 @@ note(enum call c, unsigned long n, const char *what)
  * an errno to fail it with.
  */
 static int
-fault(enum call c)
+fault(enum call c, const void *caller)
 {
+	static uintptr_t base;
 	unsigned long n;
+	Dl_info info;
 	int i;
 
+	/* The program's first page holds its program headers. */
+	if (base == 0)
+		base = getauxval(AT_PHDR) & ~(uintptr_t)0xfff;
+	if (dladdr(caller, &info) == 0 || (uintptr_t)info.dli_fbase != base)
+		return 0;
+	/* Only now: a sanitizer runtime calls in before the environment is
+	 * set up. */
 	if (nrules < 0)
 		parse();
 	n = ++counts[c];
@@ -182,7 +195,7 @@ fault(enum call c)
 ssize_t
 read(int fd, void *buf, size_t len)
 {
-	int f = fault(C_READ);
+	int f = fault(C_READ, __builtin_return_address(0));
 	REAL(ssize_t, "read", (int, void *, size_t));
 
 	APPLY(f, len);
@@ -192,7 +205,7 @@ read(int fd, void *buf, size_t len)
 ssize_t
 write(int fd, const void *buf, size_t len)
 {
-	int f = fault(C_WRITE);
+	int f = fault(C_WRITE, __builtin_return_address(0));
 	REAL(ssize_t, "write", (int, const void *, size_t));
 
 	APPLY(f, len);
@@ -203,7 +216,7 @@ ssize_t
 splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
        unsigned flags)
 {
-	int f = fault(C_SPLICE);
+	int f = fault(C_SPLICE, __builtin_return_address(0));
 	REAL(ssize_t, "splice",
 	     (int, loff_t *, int, loff_t *, size_t, unsigned));
 
@@ -214,7 +227,7 @@ splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
 ssize_t
 vmsplice(int fd, const struct iovec *iov, size_t count, unsigned flags)
 {
-	int f = fault(C_VMSPLICE);
+	int f = fault(C_VMSPLICE, __builtin_return_address(0));
 	struct iovec one;
 	REAL(ssize_t, "vmsplice",
 	     (int, const struct iovec *, size_t, unsigned));
@@ -233,7 +246,7 @@ vmsplice(int fd, const struct iovec *iov, size_t count, unsigned flags)
 ssize_t
 tee(int in, int out, size_t len, unsigned flags)
 {
-	int f = fault(C_TEE);
+	int f = fault(C_TEE, __builtin_return_address(0));
 	REAL(ssize_t, "tee", (int, int, size_t, unsigned));
 
 	APPLY(f, len);
@@ -244,7 +257,7 @@ ssize_t
 copy_file_range(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
 		unsigned flags)
 {
-	int f = fault(C_COPY_FILE_RANGE);
+	int f = fault(C_COPY_FILE_RANGE, __builtin_return_address(0));
 	REAL(ssize_t, "copy_file_range",
 	     (int, loff_t *, int, loff_t *, size_t, unsigned));
 
@@ -255,7 +268,7 @@ copy_file_range(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
 ssize_t
 sendfile(int out, int in, off_t *off, size_t len)
 {
-	int f = fault(C_SENDFILE);
+	int f = fault(C_SENDFILE, __builtin_return_address(0));
 	REAL(ssize_t, "sendfile", (int, int, off_t *, size_t));
 
 	APPLY(f, len);
@@ -265,7 +278,7 @@ sendfile(int out, int in, off_t *off, size_t len)
 int
 pipe(int fds[2])
 {
-	int f = fault(C_PIPE);
+	int f = fault(C_PIPE, __builtin_return_address(0));
 	REAL(int, "pipe", (int[2]));
 
 	APPLY(f, f);
@@ -275,7 +288,7 @@ pipe(int fds[2])
 int
 pipe2(int fds[2], int flags)
 {
-	int f = fault(C_PIPE2);
+	int f = fault(C_PIPE2, __builtin_return_address(0));
 	REAL(int, "pipe2", (int[2], int));
 
 	APPLY(f, f);
@@ -294,7 +307,7 @@ fcntl(int fd, int cmd, ...)
 	arg = va_arg(ap, long);
 	va_end(ap);
 	if (cmd == F_SETPIPE_SZ)
-		f = fault(C_SETPIPE_SZ);
+		f = fault(C_SETPIPE_SZ, __builtin_return_address(0));
 	APPLY(f, f);
 	return real(fd, cmd, arg);
 }
@@ -311,7 +324,7 @@ int
 open(const char *path, int flags, ...)
 {
 	va_list ap;
-	int mode, f = fault(C_OPEN);
+	int mode, f = fault(C_OPEN, __builtin_return_address(0));
 	REAL(int, "open", (const char *, int, ...));
 
 	va_start(ap, flags);
@@ -325,7 +338,7 @@ int
 open64(const char *path, int flags, ...)
 {
 	va_list ap;
-	int mode, f = fault(C_OPEN);
+	int mode, f = fault(C_OPEN, __builtin_return_address(0));
 	REAL(int, "open64", (const char *, int, ...));
 
 	va_start(ap, flags);
@@ -339,7 +352,7 @@ int
 openat(int dir, const char *path, int flags, ...)
 {
 	va_list ap;
-	int mode, f = fault(C_OPENAT);
+	int mode, f = fault(C_OPENAT, __builtin_return_address(0));
 	REAL(int, "openat", (int, const char *, int, ...));
 
 	va_start(ap, flags);
@@ -352,7 +365,7 @@ openat(int dir, const char *path, int flags, ...)
 void *
 mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	int f = fault(C_MMAP);
+	int f = fault(C_MMAP, __builtin_return_address(0));
 	REAL(void *, "mmap", (void *, size_t, int, int, int, off_t));
 
 	if (f > 0) {
@@ -365,7 +378,7 @@ mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 int
 poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	int f = fault(C_POLL);
+	int f = fault(C_POLL, __builtin_return_address(0));
 	REAL(int, "poll", (struct pollfd *, nfds_t, int));
 
 	APPLY(f, f);
