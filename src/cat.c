@@ -863,6 +863,12 @@ cat_file(const char *name)
 
 	if (own) {
 		fd = open(name, O_RDONLY | O_CLOEXEC);
+		/* Out of descriptors: the batch waiting to be closed first. */
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) &&
+		    run_first >= 0) {
+			close_run();
+			fd = open(name, O_RDONLY | O_CLOEXEC);
+		}
 		if (fd < 0)
 			return input_error(errno, name);
 		rc = fio_classify_opened(fd, O_RDONLY, &in);

@@ -350,6 +350,253 @@ START_TEST(fault_matrix)
 }
 END_TEST
 
+/* argv[1...]: the n or fewer args, "@" standing for path. */
+static void
+with_args(const char **argv, const char *const *args, int n, const char *path)
+{
+	int i;
+
+	for (i = 0; i < n && args[i]; i++)
+		argv[i + 1] = strcmp(args[i], "@") ? args[i] : path;
+}
+
+/*
+ * RLIMIT_NOFILE: 300 files through cat with 8 and 5 descriptors (cat
+ * closes the files it read in batches: an open that runs out must close
+ * the batch and try again), plain and formatted.
+ */
+START_TEST(few_descriptors_many_files)
+{
+	static const unsigned long limits[] = {8, 5};
+	static const char *const flags[] = {NULL, "-n"};
+	const char *argv[304] = {"cat"};
+	char *paths[300], *want, *got_flag = NULL;
+	size_t len = 0;
+	struct spawn s = {0};
+	struct spawn_result r;
+	char msg[512], line[64];
+	int i, n = 1;
+
+	want = malloc(300 * 64);
+	if (flags[_i / 2])
+		argv[n++] = got_flag = (char *)flags[_i / 2];
+	for (i = 0; i < 300; i++) {
+		snprintf(line, sizeof line, "file %d\n", i);
+		paths[i] = spawn_temp_path(line, strlen(line));
+		argv[n++] = paths[i];
+		len += (size_t)(got_flag ? sprintf(want + len, "%6d\t%s", i + 1,
+						   line)
+					 : sprintf(want + len, "%s", line));
+	}
+	s.prog = "cat";
+	s.argv = argv;
+	s.in = IN_DEVNULL;
+	s.out = OUT_PIPE;
+	s.nofile = limits[_i % 2];
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(r.exited && r.status == 0, "status %d: '%s'", r.status,
+		      r.err);
+	ck_assert_msg(
+	    lines_check(r.out, r.out_len, want, len, 0, msg, sizeof msg) == 0,
+	    "%s", msg);
+	for (i = 0; i < 300; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	spawn_free(&r);
+	free(want);
+}
+END_TEST
+
+/*
+ * So few descriptors that pipe() fails: the zero-copy paths that need a
+ * pipe of their own fall back, the output is unchanged; pipebench --exec
+ * cannot make its pipe and says so.
+ */
+START_TEST(no_pipe_left)
+{
+	static const struct {
+		const char *prog, *args[4];
+		unsigned long nofile;
+		enum spawn_out out;
+		const char *err; /* NULL: the output must be complete */
+	} cases[] = {
+	    {"cat", {"@"}, 4, OUT_PIPE, NULL},
+	    {"cat", {"@"}, 4, OUT_SOCKET, NULL},
+	    {"cat", {"-A", "@"}, 4, OUT_PIPE, NULL},
+	    {"yes", {NULL}, 4, OUT_PIPE, NULL},
+	    {"yes", {NULL}, 5, OUT_PIPE, NULL},
+	    {"pipebench",
+	     {"-Q", "--exec", "--", "true"},
+	     4,
+	     OUT_PIPE,
+	     "pipebench: true: Too many open files\n"},
+	};
+	const char *argv[6] = {cases[_i].prog};
+	size_t len = 3 * MIB;
+	char *data = make_input(len), *path = spawn_temp_path(data, len);
+	int is_yes = strcmp(cases[_i].prog, "yes") == 0;
+	struct spawn s = {0}, plain;
+	struct spawn_result r, good;
+
+	with_args(argv, cases[_i].args, 4, path);
+	s.prog = cases[_i].prog;
+	s.argv = argv;
+	s.in = IN_DEVNULL;
+	s.out = cases[_i].out;
+	s.out_max = is_yes ? 4 * MIB : 0;
+	plain = s;
+	s.nofile = cases[_i].nofile;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	if (cases[_i].err) {
+		ck_assert_str_eq(r.err, cases[_i].err);
+		ck_assert(r.exited && r.status == 1);
+	} else {
+		ck_assert_int_eq(spawn_run(&plain, &good), 0);
+		ck_assert_msg(r.err_len == 0, "'%s'", r.err);
+		ck_assert_uint_eq(r.out_len, good.out_len);
+		ck_assert(memcmp(r.out, good.out, r.out_len) == 0);
+		spawn_free(&good);
+	}
+	unlink(path);
+	free(path);
+	free(data);
+	spawn_free(&r);
+}
+END_TEST
+
+/*
+ * RLIMIT_FSIZE: GNU's "File too large" from every writing path, after
+ * exactly the bytes the limit allows.
+ */
+START_TEST(file_size_limit)
+{
+	static const struct {
+		const char *prog, *args[3], *disable, *err;
+		enum spawn_in in;
+	} cases[] = {
+	    {"cat",
+	     {"@"},
+	     NULL,
+	     "cat: write error: File too large\n",
+	     IN_DEVNULL},
+	    {"cat",
+	     {"@"},
+	     "all",
+	     "cat: write error: File too large\n",
+	     IN_DEVNULL},
+	    {"cat",
+	     {"-n", "@"},
+	     NULL,
+	     "cat: write error: File too large\n",
+	     IN_DEVNULL},
+	    {"cat",
+	     {NULL},
+	     NULL,
+	     "cat: write error: File too large\n",
+	     IN_PIPE},
+	    {"pipebench",
+	     {"-Q"},
+	     NULL,
+	     "pipebench: write error: File too large\n",
+	     IN_PIPE},
+	    {"yes",
+	     {NULL},
+	     NULL,
+	     "yes: standard output: File too large\n",
+	     IN_DEVNULL},
+	};
+	const char *argv[5] = {cases[_i].prog}, *env[2] = {NULL, NULL};
+	size_t len = 3 * MIB, limit = MIB + 12345;
+	char *data = make_input(len), *path = spawn_temp_path(data, len);
+	char disable[64], *want = data;
+	struct spawn s = {0};
+	struct spawn_result r, all;
+
+	with_args(argv, cases[_i].args, 3, path);
+	s.prog = cases[_i].prog;
+	s.argv = argv;
+	s.in = cases[_i].in;
+	s.in_data = data;
+	s.in_len = len;
+	if (cases[_i].disable) {
+		snprintf(disable, sizeof disable, "FASTIO_DISABLE=%s",
+			 cases[_i].disable);
+		env[0] = disable;
+		s.env = env;
+	}
+	/* The whole output, for -n and yes. */
+	s.out = OUT_PIPE;
+	s.out_max = strcmp(cases[_i].prog, "yes") == 0 ? 2 * MIB : 0;
+	ck_assert_int_eq(spawn_run(&s, &all), 0);
+	want = all.out;
+	ck_assert(all.out_len >= limit);
+	s.out = OUT_FILE;
+	s.out_max = limit;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_str_eq(r.err, cases[_i].err);
+	ck_assert(r.exited && r.status == 1);
+	ck_assert_uint_eq(r.out_len, limit);
+	ck_assert(memcmp(r.out, want, limit) == 0);
+	unlink(path);
+	free(path);
+	free(data);
+	spawn_free(&r);
+	spawn_free(&all);
+}
+END_TEST
+
+/*
+ * `ulimit -v` 15 MB above what --version needs: every path of cat and
+ * pipebench still works (GNU's tests run tools so).
+ */
+START_TEST(address_space_limit)
+{
+	static const struct {
+		const char *prog, *args[3];
+		enum spawn_in in;
+	} cases[] = {
+	    {"cat", {"@"}, IN_DEVNULL},	    {"cat", {"-n", "@"}, IN_DEVNULL},
+	    {"cat", {"-A"}, IN_PIPE},	    {"cat", {NULL}, IN_PIPE},
+	    {"pipebench", {"-q"}, IN_PIPE}, {"pipebench", {"--touch"}, IN_PIPE},
+	    {"pipebench", {"-q"}, IN_FILE},
+	};
+	const char *argv[5] = {cases[_i].prog};
+	unsigned long hi;
+	size_t len = 9 * MIB;
+	char *data, *path;
+	struct spawn s = {0};
+	struct spawn_result r, good;
+
+#ifdef FIO_SANITIZED
+	/* AddressSanitizer reserves terabytes of address space. */
+	return;
+#endif
+	hi = spawn_version_needs(cases[_i].prog);
+	data = make_input(len);
+	path = spawn_temp_path(data, len);
+	with_args(argv, cases[_i].args, 3, path);
+	s.prog = cases[_i].prog;
+	s.argv = argv;
+	s.in = cases[_i].in;
+	s.in_data = data;
+	s.in_len = len;
+	s.out = OUT_PIPE;
+	ck_assert_int_eq(spawn_run(&s, &good), 0);
+	s.vm_limit = hi + 15 * 1000 * 1000;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(r.exited && r.status == 0, "limit %lu: '%s'", s.vm_limit,
+		      r.err);
+	ck_assert_uint_eq(r.out_len, good.out_len);
+	ck_assert(memcmp(r.out, good.out, r.out_len) == 0);
+	unlink(path);
+	free(path);
+	free(data);
+	spawn_free(&r);
+	spawn_free(&good);
+}
+END_TEST
+
 static Suite *
 inject_suite(void)
 {
@@ -359,6 +606,13 @@ inject_suite(void)
 	make_scenarios();
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, fault_matrix, 0, nscenarios);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("limits");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, few_descriptors_many_files, 0, 4);
+	tcase_add_loop_test(tc, no_pipe_left, 0, 6);
+	tcase_add_loop_test(tc, file_size_limit, 0, 6);
+	tcase_add_loop_test(tc, address_space_limit, 0, 7);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -48,19 +48,6 @@ path_of(const char *prog)
 	return strdup(spawn_path(prog));
 }
 
-/* A temporary file holding len bytes of data; the caller unlinks it. */
-static char *
-temp_with(const char *data, size_t len)
-{
-	char *path = strdup("/tmp/check_pipebench.XXXXXX");
-	int fd = mkstemp(path);
-
-	ck_assert(fd >= 0);
-	ck_assert(write(fd, data, len) == (ssize_t)len);
-	close(fd);
-	return path;
-}
-
 /*
  * Check "HHhMMmSS.SSs" at p; returns the seconds, -1 if malformed.
  */
@@ -544,7 +531,8 @@ lines_in(const char *p, size_t n)
 START_TEST(expect_file)
 {
 	size_t len = 300000, at = 123456, start;
-	char *data = make_data(len), *path = temp_with(data, len), arg[64];
+	char *data = make_data(len), *path = spawn_temp_path(data, len),
+	     arg[64];
 	const char *argv[] = {"pipebench", "-Q", arg, NULL};
 	struct spawn s = {0};
 	struct spawn_result r;
@@ -791,7 +779,7 @@ END_TEST
 START_TEST(status_file)
 {
 	static const char *const flags[] = {"-s", "-S", "-s", "-S"};
-	char *path = temp_with("old\n", 4), buf[512];
+	char *path = spawn_temp_path("old\n", 4), buf[512];
 	const char *argv[] = {"pipebench", "-q", flags[_i], path, NULL};
 	const char *want = _i % 2 ? "old\n" CLEAR_LF
 				    "Summary:\nPiped    4.88 kB in "

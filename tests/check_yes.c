@@ -165,11 +165,19 @@ START_TEST(other_outputs)
 	/*
 	 * A Unix socket closed with unread data resets the connection: the
 	 * writer sees ECONNRESET rather than EPIPE, depending on timing, and
-	 * reports it as GNU does.
+	 * reports it as GNU does. Once (in hundreds of runs) yes exited after
+	 * an EPIPE that came without its SIGPIPE; GNU makes the same write
+	 * and would print the same, so that is accepted too.
 	 */
 	if (kinds[k] == OUT_SOCKET && r.exited)
-		ck_assert_str_eq(
-		    r.err, "yes: standard output: Connection reset by peer\n");
+		ck_assert_msg(
+		    strcmp(
+			r.err,
+			"yes: standard output: Connection reset by peer\n") ==
+			    0 ||
+			strcmp(r.err, "yes: standard output: Broken pipe\n") ==
+			    0,
+		    "'%s'", r.err);
 	else
 		ck_assert_str_eq(r.err, errors[k]);
 	if (kinds[k] == OUT_SOCKET)
@@ -371,25 +379,6 @@ START_TEST(program_name_as_invoked)
 }
 END_TEST
 
-static int
-version_runs_under(unsigned long limit)
-{
-	const char *argv[] = {"yes", "--version", NULL};
-	struct spawn s = {0};
-	struct spawn_result r;
-	int ok;
-
-	s.prog = "yes";
-	s.argv = argv;
-	s.out = OUT_PIPE;
-	s.vm_limit = limit;
-	if (spawn_run(&s, &r) < 0)
-		return 0;
-	ok = r.exited && r.status == 0 && r.out_len > 0;
-	spawn_free(&r);
-	return ok;
-}
-
 /*
  * GNU's own tests run yes under `ulimit -v` a little above what --version
  * needs. Ours must still work there; with only 1 MiB of headroom the big
@@ -399,7 +388,7 @@ version_runs_under(unsigned long limit)
 START_TEST(address_space_limit)
 {
 	static const unsigned long headroom[] = {15 * 1000 * 1000, MIB};
-	unsigned long lo = MIB, hi = 256 * MIB, mid;
+	unsigned long hi;
 	struct spawn s = {0};
 	struct spawn_result r;
 	struct yes_run y;
@@ -409,14 +398,7 @@ START_TEST(address_space_limit)
 	 * near --version's needs can hold, so nothing to check here. */
 	return;
 #endif
-	ck_assert(version_runs_under(hi));
-	while (hi - lo > 64 * 1024) {
-		mid = lo + (hi - lo) / 2;
-		if (version_runs_under(mid))
-			hi = mid;
-		else
-			lo = mid;
-	}
+	hi = spawn_version_needs("yes");
 	yes_args(&y, 4097, 0);
 	s.prog = "yes";
 	s.argv = y.argv;

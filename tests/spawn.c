@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -238,6 +239,13 @@ child(const struct spawn *s, int in, int out, int err)
 		rl.rlim_cur = rl.rlim_max = s->vm_limit;
 		setrlimit(RLIMIT_AS, &rl);
 	}
+	if (s->nofile) {
+		rl.rlim_cur = rl.rlim_max = s->nofile;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* Nothing of the test's own but 0-2 reaches the program (the
+	 * descriptor limits some tests set count every open one). */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	unsetenv("FASTIO_DISABLE");
 	unsetenv("POSIXLY_CORRECT");
 	for (e = s->env; e && *e; e++)
@@ -497,6 +505,54 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 	r->err = err.data ? err.data : calloc(1, 1);
 	r->err_len = err.len;
 	return 0;
+}
+
+char *
+spawn_temp_path(const char *data, size_t len)
+{
+	char *path = strdup("/tmp/fastio-test.XXXXXX");
+	int fd = path ? mkstemp(path) : -1;
+
+	ck_assert(fd >= 0);
+	ck_assert(write(fd, data, len) == (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+static int
+version_runs_under(const char *prog, unsigned long limit)
+{
+	const char *argv[] = {prog, "--version", NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	int ok;
+
+	s.prog = prog;
+	s.argv = argv;
+	s.in = IN_DEVNULL;
+	s.out = OUT_PIPE;
+	s.vm_limit = limit;
+	if (spawn_run(&s, &r) < 0)
+		return 0;
+	ok = r.exited && r.status == 0 && r.out_len > 0;
+	spawn_free(&r);
+	return ok;
+}
+
+unsigned long
+spawn_version_needs(const char *prog)
+{
+	unsigned long lo = 1UL << 20, hi = 256UL << 20, mid;
+
+	ck_assert(version_runs_under(prog, hi));
+	while (hi - lo > 64 * 1024) {
+		mid = lo + (hi - lo) / 2;
+		if (version_runs_under(prog, mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
 }
 
 void

@@ -49,6 +49,7 @@ struct spawn {
 	int signal; /* OUT_PIPE with out_max: send it once out_max bytes came,
 		     * then read on to EOF */
 	unsigned long vm_limit; /* RLIMIT_AS in bytes, 0 for none */
+	unsigned long nofile;	/* RLIMIT_NOFILE, 0 for unchanged */
 };
 
 struct spawn_result {
@@ -68,6 +69,15 @@ const char *spawn_path(const char *prog);
 int spawn_run(const struct spawn *s, struct spawn_result *r);
 
 void spawn_free(struct spawn_result *r);
+
+/* A new file under /tmp holding len bytes of data: its path (malloc'd). */
+char *spawn_temp_path(const char *data, size_t len);
+
+/*
+ * The smallest RLIMIT_AS (to 64 KiB) under which `prog --version` runs:
+ * the base for tests that run a tool a little above it, as GNU's do.
+ */
+unsigned long spawn_version_needs(const char *prog);
 
 /*
  * Compare got with want line by line. With repeat, want is a pattern and
