@@ -898,7 +898,8 @@ compare(char **cmds, int n, char *buf)
 	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (rate == NULL || secs == NULL || order == NULL || null < 0) {
 		prog_warn(errno, "compare");
-		return EXIT_FAILURE;
+		rc = EXIT_FAILURE;
+		goto out;
 	}
 	for (j = 0; j < n; j++)
 		order[j] = j;
@@ -921,7 +922,8 @@ compare(char **cmds, int n, char *buf)
 			pid = start_producer(cmds[i], NULL, &fd);
 			if (pid < 0) {
 				prog_warn(errno, "%s", prog_quote(cmds[i]));
-				return EXIT_FAILURE;
+				rc = EXIT_FAILURE;
+				goto out;
 			}
 			r.start = spawned;
 			r.in.fd = fd;
@@ -953,9 +955,10 @@ compare(char **cmds, int n, char *buf)
 				  : 0;
 		}
 	}
-	close(null);
-	if (interrupted)
-		return 128 + SIGINT;
+	if (interrupted) {
+		rc = 128 + SIGINT;
+		goto out;
+	}
 	printf("| command | rate (median) | min - max | time (median) | "
 	       "vs first |\n|:--|--:|--:|--:|--:|\n");
 	if (opt.json)
@@ -995,10 +998,14 @@ compare(char **cmds, int n, char *buf)
 	}
 	if (opt.json)
 		fputs("]}\n", status);
+	rc |= prog_close_stdout();
+out:
+	if (null >= 0)
+		close(null);
 	free(order);
 	free(rate);
 	free(secs);
-	return rc | prog_close_stdout();
+	return rc;
 }
 
 int
@@ -1219,6 +1226,7 @@ main(int argc, char *argv[])
 		pid = start_producer(NULL, argv + optind, &r.in.fd);
 		if (pid < 0) {
 			prog_warn(errno, "%s", prog_quote(argv[optind]));
+			free(buf);
 			return EXIT_FAILURE;
 		}
 	}
