@@ -597,6 +597,109 @@ START_TEST(address_space_limit)
 }
 END_TEST
 
+/*
+ * Non-blocking stdin (nothing more to read, no EOF) and non-blocking
+ * stdout (nobody reads): never a hang, never a busy loop (little CPU),
+ * GNU's EAGAIN message after the bytes that could move.
+ */
+START_TEST(nonblocking)
+{
+	static const struct {
+		const char *prog, *args[3];
+		enum spawn_in in;
+		enum spawn_out out;
+		const char *out_data, *err;
+	} cases[] = {
+	    {"cat",
+	     {NULL},
+	     IN_NONBLOCK_PIPE,
+	     OUT_PIPE,
+	     "abc\n",
+	     "cat: -: Resource temporarily unavailable\n"},
+	    {"cat",
+	     {"-n"},
+	     IN_NONBLOCK_PIPE,
+	     OUT_PIPE,
+	     "     1\tabc\n",
+	     "cat: -: Resource temporarily unavailable\n"},
+	    {"cat",
+	     {"-", "-"},
+	     IN_NONBLOCK_PIPE,
+	     OUT_PIPE,
+	     "abc\n",
+	     "cat: -: Resource temporarily unavailable\n"
+	     "cat: -: Resource temporarily unavailable\n"},
+	    {"pipebench",
+	     {"-Q"},
+	     IN_NONBLOCK_PIPE,
+	     OUT_PIPE,
+	     "abc\n",
+	     "pipebench: standard input: Resource temporarily unavailable\n"},
+	    {"pipebench",
+	     {"-Q", "--touch"},
+	     IN_NONBLOCK_PIPE,
+	     OUT_PIPE,
+	     "abc\n",
+	     "pipebench: standard input: Resource temporarily unavailable\n"},
+	    {"yes",
+	     {NULL},
+	     IN_NONBLOCK_PIPE,
+	     OUT_NONBLOCK_PIPE,
+	     NULL,
+	     "yes: standard output: Resource temporarily unavailable\n"},
+	    {"cat",
+	     {"@"},
+	     IN_DEVNULL,
+	     OUT_NONBLOCK_PIPE,
+	     NULL,
+	     "cat: write error: Resource temporarily unavailable\n"},
+	    {"cat",
+	     {"-v", "@"},
+	     IN_DEVNULL,
+	     OUT_NONBLOCK_PIPE,
+	     NULL,
+	     "cat: write error: Resource temporarily unavailable\n"},
+	    {"pipebench",
+	     {"-Q"},
+	     IN_FILE,
+	     OUT_NONBLOCK_PIPE,
+	     NULL,
+	     "pipebench: write error: Resource temporarily unavailable\n"},
+	};
+	const char *argv[5] = {cases[_i].prog};
+	size_t len = 8 * MIB;
+	char *data = make_input(len), *path = spawn_temp_path(data, len);
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	with_args(argv, cases[_i].args, 3, path);
+	s.prog = cases[_i].prog;
+	s.argv = argv;
+	s.in = cases[_i].in;
+	s.in_data = cases[_i].in == IN_FILE ? data : "abc\n";
+	s.in_len = cases[_i].in == IN_FILE ? len : 4;
+	s.out = cases[_i].out;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_str_eq(r.err, cases[_i].err);
+	ck_assert(r.exited && r.status == 1);
+	if (cases[_i].out_data) {
+		ck_assert_uint_eq(r.out_len, strlen(cases[_i].out_data));
+		ck_assert(memcmp(r.out, cases[_i].out_data, r.out_len) == 0);
+	} else if (strcmp(cases[_i].prog, "yes") != 0) {
+		/* What fitted in the pipe: a prefix of the right output. */
+		ck_assert(r.out_len > 0 && r.out_len < len);
+		ck_assert(cases[_i].args[1] != NULL ||
+			  memcmp(r.out, data, r.out_len) == 0);
+	}
+	/* Generous for a slow machine; a spinning loop takes seconds. */
+	ck_assert_msg(r.cpu_ms < 1000, "%lu ms of CPU", r.cpu_ms);
+	unlink(path);
+	free(path);
+	free(data);
+	spawn_free(&r);
+}
+END_TEST
+
 static Suite *
 inject_suite(void)
 {
@@ -613,6 +716,7 @@ inject_suite(void)
 	tcase_add_loop_test(tc, no_pipe_left, 0, 6);
 	tcase_add_loop_test(tc, file_size_limit, 0, 6);
 	tcase_add_loop_test(tc, address_space_limit, 0, 7);
+	tcase_add_loop_test(tc, nonblocking, 0, 9);
 	suite_add_tcase(s, tc);
 	return s;
 }

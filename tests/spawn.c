@@ -196,6 +196,16 @@ make_input(const struct spawn *s, int *ours, int *theirs)
 	case IN_FILE:
 		*theirs = temp_file(s->in_data, s->in_len);
 		return *theirs < 0 ? -1 : 0;
+	case IN_NONBLOCK_PIPE:
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return -1;
+		if (s->in_len > 0 &&
+		    write(p[1], s->in_data, s->in_len) != (ssize_t)s->in_len)
+			return -1;
+		fcntl(p[0], F_SETFL, O_NONBLOCK);
+		*ours = p[1];
+		*theirs = p[0];
+		return 0;
 	case IN_CLOSED:
 		return 0;
 	}
@@ -438,7 +448,8 @@ int
 spawn_run(const struct spawn *s, struct spawn_result *r)
 {
 	struct buf out = {0}, err = {0};
-	int out_ours, out_theirs, in_ours, in_theirs, ep[2], status;
+	int out_ours, out_theirs, in_ours, in_theirs, ep[2], status, held = -1;
+	struct rusage ru;
 	pid_t pid;
 
 	memset(r, 0, sizeof *r);
@@ -453,13 +464,17 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 	close(ep[1]);
 	if (in_theirs >= 0)
 		close(in_theirs);
+	if (s->in == IN_NONBLOCK_PIPE) { /* nothing more to feed, no EOF */
+		held = in_ours;
+		in_ours = -1;
+	}
 	if (out_theirs >= 0 && out_theirs != out_ours)
 		close(out_theirs);
 
 	if (s->out == OUT_NONBLOCK_PIPE) {
 		/* Nothing drains the pipe until the child has given up. */
 		pump(-1, ep[0], in_ours, s, &out, &err, 0);
-		waitpid(pid, &status, 0);
+		wait4(pid, &status, 0, &ru);
 		fcntl(out_ours, F_SETFL, O_NONBLOCK);
 		while (buf_fill(&out, out_ours, 0) > 0)
 			;
@@ -477,15 +492,15 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 		splice_reader(out_ours, s, &out);
 		close(out_ours);
 		pump(-1, ep[0], in_ours, s, &out, &err, 0);
-		waitpid(pid, &status, 0);
+		wait4(pid, &status, 0, &ru);
 	} else if (s->out == OUT_DEVNULL && s->out_max) {
 		watch_writes(pid, s, r);
 		pump(-1, ep[0], in_ours, s, &out, &err, 0);
-		waitpid(pid, &status, 0);
+		wait4(pid, &status, 0, &ru);
 	} else if (s->out == OUT_FILE || s->out == OUT_APPEND_FILE ||
 		   out_ours < 0) {
 		pump(-1, ep[0], in_ours, s, &out, &err, 0);
-		waitpid(pid, &status, 0);
+		wait4(pid, &status, 0, &ru);
 		if (out_ours >= 0) {
 			lseek(out_ours, 0, SEEK_SET);
 			while (buf_fill(&out, out_ours, 0) > 0)
@@ -494,8 +509,13 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 		}
 	} else {
 		pump(out_ours, ep[0], in_ours, s, &out, &err, pid);
-		waitpid(pid, &status, 0);
+		wait4(pid, &status, 0, &ru);
 	}
+	if (held >= 0)
+		close(held);
+	r->cpu_ms =
+	    (unsigned long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	    (unsigned long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 	r->exited = WIFEXITED(status);
 	r->status = r->exited ? WEXITSTATUS(status) : -1;
 	r->signaled = WIFSIGNALED(status);

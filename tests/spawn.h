@@ -16,6 +16,8 @@ enum spawn_in {
 	IN_PIPE, /* a pipe fed with in_data, then closed */
 	IN_FILE, /* a regular file holding in_data */
 	IN_CLOSED,
+	IN_NONBLOCK_PIPE, /* a non-blocking pipe holding in_data, its write
+			   * end open until the program has exited */
 };
 
 enum spawn_out {
@@ -60,6 +62,7 @@ struct spawn_result {
 	char *err;
 	size_t err_len;
 	unsigned long peak_rss_kb; /* VmHWM seen while it ran (OUT_DEVNULL) */
+	unsigned long cpu_ms;	   /* user + system CPU time it used */
 };
 
 /* Full path of a program of the build tree, from $FIO_BUILDDIR. */
