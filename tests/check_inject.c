@@ -700,6 +700,104 @@ START_TEST(nonblocking)
 }
 END_TEST
 
+/* A file of n bytes of "y\n" under /tmp, for the storm tests. */
+static char *
+y_file(size_t n)
+{
+	char *chunk = malloc(MIB), *path;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < MIB; i += 2)
+		memcpy(chunk + i, "y\n", 2);
+	path = spawn_temp_path("", 0);
+	f = fopen(path, "w");
+	for (i = 0; i < n; i += MIB)
+		ck_assert(fwrite(chunk, 1, MIB, f) == MIB);
+	ck_assert(fclose(f) == 0);
+	free(chunk);
+	return path;
+}
+
+/*
+ * A storm of signals (SIGALRM and SIGPROF every 200 us, no SA_RESTART)
+ * while each path moves 1 GiB: pipebench --expect-line checks every byte
+ * (it is under the storm too) and --json counts them.
+ */
+START_TEST(signal_storm)
+{
+	static const struct {
+		const char *disable, *cmd[3];
+		int file; /* the producer reads a 1 GiB file of "y\n" */
+	} cases[] = {
+	    {NULL, {"yes"}, 0},		    /* tee */
+	    {"tee", {"yes"}, 0},	    /* vmsplice */
+	    {"all", {"yes"}, 0},	    /* write */
+	    {NULL, {"cat", "@"}, 1},	    /* splice through a pipe */
+	    {"all", {"cat", "@"}, 1},	    /* read/write */
+	    {NULL, {"cat", "-v", "@"}, 1},  /* mapped windows, formatting */
+	    {NULL, {"pipebench", "-Q"}, 1}, /* splice file to pipe */
+	};
+	const char *argv[12] = {"pipebench",  "-Q",	"--expect-line=y",
+				"--bytes=1G", "--json", "--exec",
+				"--"};
+	const char *env[5] = {NULL};
+	char preload[4200], disable[64], *path = NULL, *prog, shell[4200];
+	struct spawn s = {0};
+	struct spawn_result r;
+	const char *want = "{\"bytes\":1073741824,\"lines\":536870912,";
+	int i, n = 7, e = 0;
+
+	if (cases[_i].file)
+		path = y_file((size_t)1 << 30);
+	prog = strdup(spawn_path(cases[_i].cmd[0]));
+	if (strcmp(cases[_i].cmd[0], "pipebench") == 0) {
+		/*
+		 * Its stdin is the file: through a shell, which forks it (an
+		 * exec would keep the storm's timers running into a program
+		 * that has no handlers yet).
+		 */
+		snprintf(shell, sizeof shell, "%s -Q < %s; exit $?", prog,
+			 path);
+		argv[n++] = "/bin/sh";
+		argv[n++] = "-c";
+		argv[n++] = shell;
+	} else {
+		argv[n++] = prog;
+		for (i = 1; i < 3 && cases[_i].cmd[i]; i++)
+			argv[n++] = strcmp(cases[_i].cmd[i], "@")
+					? cases[_i].cmd[i]
+					: path;
+	}
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s/tests/inject.so",
+		 getenv("FIO_BUILDDIR"));
+	env[e++] = preload;
+	env[e++] = "FIO_SIGNAL_STORM=200";
+	env[e++] = "ASAN_OPTIONS=verify_asan_link_order=0";
+	if (cases[_i].disable) {
+		snprintf(disable, sizeof disable, "FASTIO_DISABLE=%s",
+			 cases[_i].disable);
+		env[e++] = disable;
+	}
+	s.prog = "pipebench";
+	s.argv = argv;
+	s.env = env;
+	s.in = IN_DEVNULL;
+	s.out = OUT_DEVNULL;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(r.exited && r.status == 0, "case %d: status %d: '%s'", _i,
+		      r.status, r.err);
+	ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0, "case %d: '%s'",
+		      _i, r.err);
+	if (path) {
+		unlink(path);
+		free(path);
+	}
+	free(prog);
+	spawn_free(&r);
+}
+END_TEST
+
 static Suite *
 inject_suite(void)
 {
@@ -717,6 +815,7 @@ inject_suite(void)
 	tcase_add_loop_test(tc, file_size_limit, 0, 6);
 	tcase_add_loop_test(tc, address_space_limit, 0, 7);
 	tcase_add_loop_test(tc, nonblocking, 0, 9);
+	tcase_add_loop_test(tc, signal_storm, 0, 7);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,6 +8,10 @@
  * injection appends "CALL N WHAT" to the file FIO_INJECT_LOG, if set, so
  * a test can tell that its call was reached.
  *
+ * FIO_SIGNAL_STORM=USEC installs do-nothing SIGALRM and SIGPROF handlers
+ * without SA_RESTART and fires both every USEC microseconds (of real and
+ * of CPU time), so that every blocking call is interrupted again and again.
+ *
  * Only calls made by the program itself count (fcntl: only F_SETPIPE_SZ):
  * under AddressSanitizer its runtime reads, writes and maps through these
  * same symbols, and would otherwise take the injected faults.
@@ -17,6 +21,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -26,6 +31,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -383,4 +389,30 @@ poll(struct pollfd *fds, nfds_t n, int timeout)
 
 	APPLY(f, f);
 	return real(fds, n, timeout);
+}
+
+static void
+ignore(int sig)
+{
+	(void)sig;
+}
+
+__attribute__((constructor)) static void
+storm(void)
+{
+	const char *usec = getenv("FIO_SIGNAL_STORM");
+	struct itimerval every;
+	struct sigaction sa;
+
+	if (usec == NULL)
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = ignore; /* no SA_RESTART: calls fail with EINTR */
+	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGPROF, &sa, NULL);
+	every.it_interval.tv_sec = 0;
+	every.it_interval.tv_usec = strtol(usec, NULL, 10);
+	every.it_value = every.it_interval;
+	setitimer(ITIMER_REAL, &every, NULL);
+	setitimer(ITIMER_PROF, &every, NULL);
 }
