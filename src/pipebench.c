@@ -324,6 +324,26 @@ static struct {
 	uint64_t period_lines;
 } expect;
 
+/* LFs in p[0..n), a word at a time (--lines over long streams). */
+static uint64_t
+count_lines(const char *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101u, high = ones << 7,
+		       low = ~high;
+	uint64_t c = 0, w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		w ^= ones * '\n';
+		/* High bit of each byte set unless that byte was an LF. */
+		w = ((w & low) + low) | w;
+		c += (uint64_t)__builtin_popcountll(~w & high);
+	}
+	while (n--)
+		c += *p++ == '\n';
+	return c;
+}
+
 static int
 load_expected(void)
 {
@@ -342,8 +362,7 @@ load_expected(void)
 			       expect.period - 1);
 			expect.buf[i + expect.period - 1] = '\n';
 		}
-		for (i = 0; i < expect.period; i++)
-			expect.period_lines += expect.buf[i] == '\n';
+		expect.period_lines = count_lines(expect.buf, expect.period);
 		return 0;
 	}
 	fd = open(opt.expect_file, O_RDONLY | O_CLOEXEC);
@@ -368,24 +387,14 @@ load_expected(void)
 	return -1;
 }
 
-static uint64_t
-count_lf(const char *p, size_t n)
-{
-	uint64_t c = 0;
-
-	while (n--)
-		c += *p++ == '\n';
-	return c;
-}
-
 /* Lines of the stream before offset off (it matched up to there). */
 static uint64_t
 lines_before(uint64_t off)
 {
 	if (expect.period == 0)
-		return count_lf(expect.buf, (size_t)off);
+		return count_lines(expect.buf, (size_t)off);
 	return off / expect.period * expect.period_lines +
-	       count_lf(expect.buf, (size_t)(off % expect.period));
+	       count_lines(expect.buf, (size_t)(off % expect.period));
 }
 
 /* "WHAT: "LINE"" for the line around p[at], control bytes escaped. */
@@ -469,36 +478,25 @@ verify_end(uint64_t bytes)
 	return -1;
 }
 
-/* LFs in p[0..n), a word at a time (--lines over long streams). */
-static uint64_t
-count_lines(const char *p, size_t n)
+/* How many of n more bytes --bytes lets pass; at 0 the run is stopped. */
+static size_t
+room(struct run *r, size_t n)
 {
-	const uint64_t ones = 0x0101010101010101u, high = ones << 7,
-		       low = ~high;
-	uint64_t c = 0, w;
-
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&w, p, 8);
-		w ^= ones * '\n';
-		/* High bit of each byte set unless that byte was an LF. */
-		w = ((w & low) + low) | w;
-		c += (uint64_t)__builtin_popcountll(~w & high);
-	}
-	return c + count_lf(p, n);
+	if (opt.max_bytes && opt.max_bytes - r->bytes < n)
+		n = (size_t)(opt.max_bytes - r->bytes);
+	if (n == 0)
+		r->stopped = 1;
+	return n;
 }
 
-/* How many of the n bytes at p may pass before a limit; sets stopped. */
+/* How many of the n bytes at p --lines lets pass; sets stopped. */
 static size_t
-allowed(struct run *r, const char *p, size_t n)
+line_room(struct run *r, const char *p, size_t n)
 {
 	const char *lf;
 	uint64_t c;
 
-	if (opt.max_bytes && opt.max_bytes - r->bytes <= n) {
-		n = (size_t)(opt.max_bytes - r->bytes);
-		r->stopped = 1;
-	}
-	if (p == NULL || !opt.max_lines)
+	if (!opt.max_lines)
 		return n;
 	c = count_lines(p, n);
 	if (r->lines + c >= opt.max_lines) {
@@ -533,17 +531,14 @@ pass_through(struct run *r)
 	ssize_t n;
 
 	while (!interrupted) {
-		want = allowed(r, NULL, FIO_PASS_CHUNK);
+		want = room(r, FIO_PASS_CHUNK);
 		if (want == 0)
 			return 0;
 		n = splice(r->in.fd, NULL, r->out.fd, NULL, want, 0);
-		if (n > 0) {
-			r->stopped = 0;
+		if (n > 0)
 			count(r, (size_t)n);
-		} else if (n == 0 || errno != EINTR) {
-			r->stopped = 0;
+		else if (n == 0 || errno != EINTR)
 			return 1;
-		}
 	}
 	return 0;
 }
@@ -556,9 +551,9 @@ copy(struct run *r, char *buf)
 	size_t k, done;
 
 	while (!r->stopped && !interrupted) {
-		k = opt.bufsize;
-		if (opt.max_bytes && opt.max_bytes - r->bytes < k)
-			k = (size_t)(opt.max_bytes - r->bytes);
+		k = room(r, opt.bufsize);
+		if (k == 0)
+			break;
 		n = read(r->in.fd, buf, k);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -570,7 +565,7 @@ copy(struct run *r, char *buf)
 		}
 		if (n == 0)
 			return verify_end(r->bytes);
-		k = allowed(r, buf, (size_t)n);
+		k = line_room(r, buf, (size_t)n);
 		if (expect.buf != NULL && verify(buf, k, r->bytes) < 0)
 			return -1;
 		for (done = 0; done < k; done += (size_t)w) {
