@@ -559,13 +559,10 @@ START_TEST(options)
 	const char *env[] = {"POSIXLY_CORRECT=1", NULL};
 	struct spawn s = {0};
 	struct spawn_result r;
-	char msg[512], file[] = "/tmp/check_cat_opt.XXXXXX";
+	char msg[512], *file = spawn_temp_path("a\n\nb\n", 5);
 	size_t first;
-	int i, fd;
+	int i;
 
-	fd = mkstemp(file);
-	ck_assert(fd >= 0 && write(fd, "a\n\nb\n", 5) == 5);
-	close(fd);
 	for (i = 0; i < 5 && c->argv[i]; i++)
 		argv[i + 1] = strcmp(c->argv[i], "F") == 0 ? file : c->argv[i];
 	s.prog = "cat";
@@ -589,6 +586,7 @@ START_TEST(options)
 	ck_assert(r.exited && r.status == c->status);
 	spawn_free(&r);
 	unlink(file);
+	free(file);
 }
 END_TEST
 
@@ -699,20 +697,17 @@ END_TEST
 static char *
 big_file(int copies, char **data, size_t *len)
 {
-	char *path = strdup("/tmp/check_cat_big.XXXXXX"), *one;
+	char *one;
 	size_t n;
-	int fd = mkstemp(path), i;
+	int i;
 
-	ck_assert(fd >= 0);
 	one = joined(small_inputs, &n);
 	*data = malloc(n * (size_t)copies);
 	for (i = 0; i < copies; i++)
 		memcpy(*data + n * (size_t)i, one, n);
 	*len = n * (size_t)copies;
-	ck_assert(write(fd, *data, *len) == (ssize_t)*len);
-	close(fd);
 	free(one);
-	return path;
+	return spawn_temp_path(*data, *len);
 }
 
 /*

@@ -219,30 +219,34 @@ make_input(size_t len)
 	return d;
 }
 
+/* argv[1...]: the n or fewer args, "@" standing for path. */
+static void
+with_args(const char **argv, const char *const *args, int n, const char *path)
+{
+	int i;
+
+	for (i = 0; i < n && args[i]; i++)
+		argv[i + 1] = strcmp(args[i], "@") ? args[i] : path;
+}
+
 START_TEST(fault_matrix)
 {
 	const struct scenario *sc = &scenarios[_i];
 	const struct setup *st = &setups[sc->setup];
 	const char *call = st->calls[sc->call];
 	int e = faults[sc->fault].value, is_yes = strcmp(st->prog, "yes") == 0;
-	char preload[4200], inject[128], logpath[64], disable[64], file[64];
+	char preload[4200], inject[128], logpath[64], disable[64], *file;
 	char want_in[256], want_out[256], *data, *logtext;
 	const char *argv[6] = {st->prog}, *env[6];
 	struct spawn s = {0};
 	struct spawn_result good, r;
-	int i, n = 1, fd, complete, reached;
+	int complete, reached;
 	size_t len;
 	FILE *f;
 
 	data = make_input(st->in_len);
-	/* The input file, for operands named "@". */
-	snprintf(file, sizeof file, "/tmp/check_inject.%d.XXXXXX", _i);
-	fd = mkstemp(file);
-	ck_assert(fd >= 0);
-	ck_assert(write(fd, data, st->in_len) == (ssize_t)st->in_len);
-	close(fd);
-	for (i = 0; i < 3 && st->args[i]; i++)
-		argv[n++] = strcmp(st->args[i], "@") == 0 ? file : st->args[i];
+	file = spawn_temp_path(data, st->in_len); /* operands named "@" */
+	with_args(argv, st->args, 3, file);
 	s.prog = st->prog;
 	s.argv = argv;
 	s.in = st->in;
@@ -285,7 +289,7 @@ START_TEST(fault_matrix)
 	if (f != NULL)
 		fclose(f);
 	unlink(logpath);
-	unlink(file);
+	unlink(file); /* the name is still needed for the messages */
 
 	/* Never a wrong byte: the output is a prefix of the right one. */
 	len = r.out_len < good.out_len ? r.out_len : good.out_len;
@@ -344,21 +348,12 @@ START_TEST(fault_matrix)
 	if (sc->when == 0)
 		ck_assert_msg(reached, "%s: %s not reached", st->name, call);
 	free(logtext);
+	free(file);
 	spawn_free(&good);
 	spawn_free(&r);
 	free(data);
 }
 END_TEST
-
-/* argv[1...]: the n or fewer args, "@" standing for path. */
-static void
-with_args(const char **argv, const char *const *args, int n, const char *path)
-{
-	int i;
-
-	for (i = 0; i < n && args[i]; i++)
-		argv[i + 1] = strcmp(args[i], "@") ? args[i] : path;
-}
 
 /*
  * RLIMIT_NOFILE: 300 files through cat with 8 and 5 descriptors (cat
