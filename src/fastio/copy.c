@@ -9,32 +9,6 @@
 #include "fastio.h"
 #include "tune.h"
 
-/*
- * Errors that mean "this strategy cannot serve this pair" when they come
- * from the first call, before a byte moved: O_APPEND outputs and /dev/full
- * (EINVAL, EBADF), different filesystems or kinds (EXDEV, EINVAL), old
- * kernels and seccomp filters (ENOSYS, EPERM), filesystems without the
- * operation (EOPNOTSUPP), the file-size limit checked up front (EFBIG), and
- * files mapped for execution (ETXTBSY). read()/write() then either works or
- * reports the error the way GNU does.
- */
-static int
-refused(int err)
-{
-	switch (err) {
-	case EINVAL:
-	case EBADF:
-	case EXDEV:
-	case ENOSYS:
-	case EOPNOTSUPP:
-	case EPERM:
-	case EFBIG:
-	case ETXTBSY:
-		return 1;
-	}
-	return 0;
-}
-
 static enum fio_strategy
 pick(const struct fio_fd *in, const struct fio_fd *out)
 {
@@ -101,7 +75,7 @@ zero_copy(enum fio_strategy s, const struct fio_fd *in,
 			moved += n;
 			continue;
 		}
-		if (n < 0 && moved == 0 && refused(errno))
+		if (n < 0 && moved == 0 && fio_refused(errno))
 			return -1;
 		return moved;
 	}

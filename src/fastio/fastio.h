@@ -128,6 +128,15 @@ ssize_t fio_copy_file_range(int in, int out, size_t len);
 ssize_t fio_sendfile(int out, int in, size_t len);
 
 /*
+ * fio_refused: nonzero if err, from a zero-copy call (vmsplice, tee,
+ * splice, copy_file_range, sendfile) that moved nothing yet, means the
+ * kernel cannot serve these descriptors that way, so read()/write() should
+ * take over; zero if it is the input's or output's own error, which
+ * read()/write() would report just the same.
+ */
+int fio_refused(int err);
+
+/*
  * fio_write_all: write all len bytes, continuing after short writes from
  * where they stopped. Returns 0, or -1 with errno (a write that returns 0 is
  * reported as ENOSPC, as GNU's full_write does).

@@ -139,3 +139,29 @@ fio_pipe_grow(int fd, size_t want)
 	now = fcntl(fd, F_GETPIPE_SZ);
 	return now > 0 ? (size_t)now : 0;
 }
+
+/*
+ * EINVAL and EBADF: O_APPEND outputs, /dev/full, not a pipe or a pipe end
+ * open only for reading. EXDEV and EOPNOTSUPP: different filesystems,
+ * files and devices the call cannot serve. ENOSYS and EPERM: old kernels,
+ * seccomp filters and LSMs. EFBIG: the file-size limit checked up front.
+ * ETXTBSY: files mapped for execution. ENOMEM: vmsplice could not pin the
+ * pages (write() copies instead).
+ */
+int
+fio_refused(int err)
+{
+	switch (err) {
+	case EINVAL:
+	case EBADF:
+	case EXDEV:
+	case EOPNOTSUPP:
+	case ENOSYS:
+	case EPERM:
+	case EFBIG:
+	case ETXTBSY:
+	case ENOMEM:
+		return 1;
+	}
+	return 0;
+}

@@ -37,34 +37,11 @@ advance(struct repeat *r, size_t n)
 	r->moved = 1;
 }
 
-/*
- * The errnos that mean "this strategy cannot serve this fd" when they come
- * before any byte moved: EBADF and EINVAL (not a pipe, or a pipe end open
- * only for reading), ENOSYS and EPERM (old kernels, seccomp filters and LSMs
- * that block the call), EXDEV and EOPNOTSUPP (what the splice family
- * answers for files and devices it cannot serve; the fault matrix found
- * yes reporting them instead of falling back), ENOMEM (pages could not be
- * pinned; write() copies instead). Anything else, such as EPIPE or
- * EAGAIN, is the output's answer and would come back from write() just
- * the same.
- */
+/* A failed call: a refusal is only a refusal before the first byte. */
 static enum fio_status
 failed(const struct repeat *r)
 {
-	if (r->moved)
-		return FIO_ERROR;
-	switch (errno) {
-	case EBADF:
-	case EINVAL:
-	case ENOSYS:
-	case EPERM:
-	case EXDEV:
-	case EOPNOTSUPP:
-	case ENOMEM:
-		return FIO_UNSUPPORTED;
-	default:
-		return FIO_ERROR;
-	}
+	return !r->moved && fio_refused(errno) ? FIO_UNSUPPORTED : FIO_ERROR;
 }
 
 /* A chunk that is a whole number of patterns keeps every call page-aligned. */
