@@ -520,8 +520,14 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 	}
 	o = dst;
 	newlines = state;
-	if (p < end)
+	if (p < end) {
 		rest(begin, p, end);
+	} else if (op.ends && !op.nonprint && end > begin && end[-1] == '\r') {
+		/* As in format_with: a CR ending a read whose length is a
+		 * multiple of 64 may be the first half of a CR LF. */
+		o--;
+		pending_cr = 1;
+	}
 }
 
 static void
@@ -718,6 +724,7 @@ format_mapped(const struct fio_fd *in, const char *name)
 	static int handler_set;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), skip;
 	off_t pos = lseek(in->fd, 0, SEEK_CUR), base;
+	struct stat st;
 	int rc;
 
 	if (pos < 0)
@@ -730,8 +737,14 @@ format_mapped(const struct fio_fd *in, const char *name)
 		sigaction(SIGBUS, &sa, NULL);
 		handler_set = 1;
 	}
-	/* Each window needs MAX_BLOCK readable bytes past it: one more page. */
-	while (in->st.st_size - pos >= (off_t)(FIO_MAP_WINDOW + page)) {
+	/*
+	 * Each window needs MAX_BLOCK readable bytes past it: one more page.
+	 * The size is asked again for each window: a file truncated since
+	 * then ends in read() as it does for GNU, instead of faulting (a
+	 * truncation while a window is formatted is reported, by SIGBUS).
+	 */
+	while (fstat(in->fd, &st) == 0 &&
+	       st.st_size - pos >= (off_t)(FIO_MAP_WINDOW + page)) {
 		base = pos & ~(off_t)(page - 1);
 		skip = (size_t)(pos - base);
 		rc = format_window(in->fd, name, base, skip,

@@ -187,7 +187,8 @@ duration(char *buf, size_t size, double t)
 static struct {
 	pthread_t thread;
 	pthread_mutex_t lock;
-	int display, sample, done;
+	pthread_cond_t wake; /* ticker_stop() ends the wait at once */
+	int display, sample, done, started;
 	const struct run *run;
 	double *at;	 /* sample times, seconds from the start */
 	uint64_t *bytes; /* bytes moved by then */
@@ -264,15 +265,16 @@ ticker(void *unused)
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;
 		}
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
-				       NULL) == EINTR)
-			;
-		now = atomic_load_explicit(&moved, memory_order_relaxed);
 		pthread_mutex_lock(&tick.lock);
+		while (!tick.done &&
+		       pthread_cond_timedwait(&tick.wake, &tick.lock, &next) !=
+			   ETIMEDOUT)
+			;
 		if (tick.done) {
 			pthread_mutex_unlock(&tick.lock);
 			return NULL;
 		}
+		now = atomic_load_explicit(&moved, memory_order_relaxed);
 		k++;
 		if (tick.sample)
 			add_sample(seconds(&tick.run->start, &next), now);
@@ -288,6 +290,7 @@ ticker(void *unused)
 static void
 ticker_start(const struct run *r, int display)
 {
+	pthread_condattr_t attr;
 	sigset_t all, old;
 
 	tick.run = r;
@@ -295,21 +298,35 @@ ticker_start(const struct run *r, int display)
 	tick.sample = opt.json;
 	if (!tick.display && !tick.sample)
 		return;
+	/* The ticks are on the clock the run is timed by. */
+	if (pthread_condattr_init(&attr) != 0 ||
+	    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 ||
+	    pthread_cond_init(&tick.wake, &attr) != 0) {
+		tick.display = tick.sample = 0;
+		return;
+	}
+	pthread_condattr_destroy(&attr);
 	/* Signals are for the data path: a SIGINT must interrupt it. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&tick.thread, NULL, ticker, NULL) != 0)
+	tick.started = pthread_create(&tick.thread, NULL, ticker, NULL) == 0;
+	if (!tick.started)
 		tick.display = tick.sample = 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* After this the ticker prints nothing more; it ends at its next tick. */
+/* The ticker prints nothing more and is gone when this returns. */
 static void
 ticker_stop(void)
 {
 	pthread_mutex_lock(&tick.lock);
 	tick.done = 1;
+	if (tick.started)
+		pthread_cond_signal(&tick.wake);
 	pthread_mutex_unlock(&tick.lock);
+	if (tick.started)
+		pthread_join(tick.thread, NULL);
+	tick.started = 0;
 }
 
 /*

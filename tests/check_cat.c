@@ -795,6 +795,62 @@ START_TEST(numbers_widen)
 END_TEST
 
 /*
+ * -E shows CR LF as ^M$ also when the CR ends a read or a mapped window
+ * (128 KiB and 4 MiB, multiples of the 64-byte block): found by the fuzz
+ * harness, the 64-byte loop wrote "\r$" there.
+ */
+START_TEST(cr_at_read_end)
+{
+	static const size_t crs[] = {63, 131071, 262143, 4194303, 4325375};
+	const char *argv[] = {"cat", "-E", NULL, NULL};
+	const char *env[] = {scanners[_i / 2],
+			     _i % 2 ? "FASTIO_DISABLE=mmap" : NULL, NULL};
+	size_t len = 4325376 + 1000, i, k = 0, n = 0;
+	char *in = malloc(len), *want = malloc(2 * len), *path, msg[512];
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	for (i = 0; i < len; i++)
+		in[i] = i % 100 == 99 ? '\n' : 'x';
+	for (k = 0; k < sizeof crs / sizeof crs[0]; k++) {
+		in[crs[k]] = '\r';
+		in[crs[k] + 1] = '\n';
+	}
+	for (i = 0; i < len; i++) {
+		if (in[i] == '\r' && in[i + 1] == '\n') {
+			want[n++] = '^';
+			want[n++] = 'M';
+		} else if (in[i] == '\n') {
+			want[n++] = '$';
+			want[n++] = '\n';
+		} else {
+			want[n++] = in[i];
+		}
+	}
+	path = spawn_temp_path(in, len);
+	argv[2] = path;
+	if (env[0] == NULL) {
+		env[0] = env[1];
+		env[1] = NULL;
+	}
+	s.prog = "cat";
+	s.argv = argv;
+	s.env = env;
+	s.out = OUT_PIPE;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(
+	    lines_check(r.out, r.out_len, want, n, 0, msg, sizeof msg) == 0,
+	    "case %d: %s", _i, msg);
+	ck_assert(r.exited && r.status == 0);
+	spawn_free(&r);
+	unlink(path);
+	free(path);
+	free(in);
+	free(want);
+}
+END_TEST
+
+/*
  * The file shrinks while it is mapped: cat must not die of SIGBUS. It
  * either read everything before the truncation or reports the file.
  */
@@ -856,6 +912,7 @@ cat_suite(void)
 	tcase_add_loop_test(tc, option_matrix, 0, 3 * 67);
 	tcase_add_loop_test(tc, mapped_windows, 0, 6);
 	tcase_add_test(tc, truncated_under_map);
+	tcase_add_loop_test(tc, cr_at_read_end, 0, 6);
 	tcase_add_loop_test(tc, numbers_widen, 0, 6);
 	tcase_add_loop_test(tc, kinds_matrix, 0, NKINDS);
 	tcase_add_loop_test(tc, big_lines, 0, 9);

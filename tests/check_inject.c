@@ -793,6 +793,103 @@ START_TEST(signal_storm)
 }
 END_TEST
 
+/*
+ * strace -e inject as a second witness: the same faults from the kernel's
+ * side of the calls, independent of inject.so. strace's log must show the
+ * injection, the output must be the fault-free one (refusals) or end
+ * with GNU's message (a failing write).
+ */
+#define STRACE "/usr/bin/strace"
+
+static const struct {
+	const char *prog, *inject, *args[3], *env;
+	enum spawn_out out;
+	const char *err; /* the message after the program's path */
+} witnesses[] = {
+    {"cat", "splice:error=EINVAL:when=1", {"@"}, NULL, OUT_PIPE, ""},
+    {"cat", "splice:error=EXDEV:when=1+", {"@"}, NULL, OUT_PIPE, ""},
+    {"cat", "copy_file_range:error=EXDEV:when=1", {"@"}, NULL, OUT_FILE, ""},
+    {"cat", "sendfile:error=EINVAL:when=1", {"@"}, NULL, OUT_SOCKET, ""},
+    {"cat", "splice:error=ENOSYS:when=1+", {"-", "@"}, NULL, OUT_PIPE, ""},
+    {"cat",
+     "write:error=ENOSPC:when=1",
+     {"@"},
+     "FASTIO_DISABLE=all",
+     OUT_PIPE,
+     ": write error: No space left on device\n"},
+    {"yes", "vmsplice:error=EINVAL:when=1+", {NULL}, NULL, OUT_PIPE, ""},
+    {"yes", "tee:error=EOPNOTSUPP:when=1+", {NULL}, NULL, OUT_PIPE, ""},
+    {"pipebench", "splice:error=EINVAL:when=1", {"-q"}, NULL, OUT_PIPE, ""},
+};
+#define NWITNESSES (int)(sizeof witnesses / sizeof witnesses[0])
+
+START_TEST(strace_witness)
+{
+	const char *argv[16] = {"strace", "-qq", "-o", NULL,
+				"-e",	  NULL,	 "-e", NULL};
+	const char *env[] = {witnesses[_i].env, NULL};
+	char trace[64], inject[128], *log = spawn_temp_path("", 0), line[512];
+	size_t len = 300000, err_len = strlen(witnesses[_i].err);
+	char *data = make_input(len), *path = spawn_temp_path(data, len);
+	int yes = strcmp(witnesses[_i].prog, "yes") == 0, injected = 0;
+	struct spawn s = {0};
+	struct spawn_result r;
+	FILE *f;
+
+	snprintf(trace, sizeof trace, "trace=%.*s",
+		 (int)strcspn(witnesses[_i].inject, ":"), witnesses[_i].inject);
+	snprintf(inject, sizeof inject, "inject=%s", witnesses[_i].inject);
+	argv[3] = log;
+	argv[5] = trace;
+	argv[7] = inject;
+	argv[8] = spawn_path(witnesses[_i].prog);
+	with_args(argv + 8, witnesses[_i].args, 3, path);
+	s.prog = STRACE;
+	s.argv = argv;
+	s.env = env;
+	s.in = IN_FILE;
+	s.in_data = data;
+	s.in_len = len;
+	s.out = witnesses[_i].out;
+	s.out_max = yes ? 1u << 20 : 0;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+
+	f = fopen(log, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof line, f))
+		injected |= strstr(line, "(INJECTED)") != NULL;
+	fclose(f);
+	ck_assert_msg(injected, "%s: nothing injected", witnesses[_i].inject);
+	if (yes) {
+		ck_assert_uint_ge(r.out_len, 1u << 20);
+		ck_assert(r.signaled && r.signal == SIGPIPE);
+		for (size_t i = 0; i < r.out_len; i++)
+			ck_assert(r.out[i] == (i % 2 ? '\n' : 'y'));
+	} else if (err_len == 0) {
+		size_t want =
+		    strcmp(witnesses[_i].args[0], "-") ? len : 2 * len;
+
+		ck_assert_msg(r.exited && r.status == 0, "%s: %s",
+			      witnesses[_i].inject, r.err);
+		ck_assert_uint_eq(r.out_len, want);
+		ck_assert(memcmp(r.out, data, len) == 0);
+		ck_assert(memcmp(r.out + want - len, data, len) == 0);
+	} else {
+		ck_assert(r.exited && r.status == 1);
+		ck_assert_msg(r.err_len > err_len &&
+				  strcmp(r.err + r.err_len - err_len,
+					 witnesses[_i].err) == 0,
+			      "%s", r.err);
+	}
+	spawn_free(&r);
+	unlink(path);
+	unlink(log);
+	free(path);
+	free(log);
+	free(data);
+}
+END_TEST
+
 static Suite *
 inject_suite(void)
 {
@@ -812,6 +909,15 @@ inject_suite(void)
 	tcase_add_loop_test(tc, nonblocking, 0, 9);
 	tcase_add_loop_test(tc, signal_storm, 0, 7);
 	suite_add_tcase(s, tc);
+	/* The witness needs strace; without it the case is left out. */
+	if (access(STRACE, X_OK) == 0) {
+		tc = tcase_create("strace");
+		tcase_set_timeout(tc, 60);
+		tcase_add_loop_test(tc, strace_witness, 0, NWITNESSES);
+		suite_add_tcase(s, tc);
+	} else {
+		printf("check_inject: no %s, strace witness skipped\n", STRACE);
+	}
 	return s;
 }
 

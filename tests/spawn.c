@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
@@ -172,6 +173,9 @@ make_output(const struct spawn *s, int *ours, int *theirs)
 		return *theirs < 0 ? -1 : 0;
 	case OUT_CLOSED:
 		return 0;
+	case OUT_FD:
+		*theirs = fcntl(s->out_fd, F_DUPFD_CLOEXEC, 3);
+		return *theirs < 0 ? -1 : 0;
 	}
 	return -1;
 }
@@ -208,6 +212,9 @@ make_input(const struct spawn *s, int *ours, int *theirs)
 		return 0;
 	case IN_CLOSED:
 		return 0;
+	case IN_FD:
+		*theirs = fcntl(s->in_fd, F_DUPFD_CLOEXEC, 3);
+		return *theirs < 0 ? -1 : 0;
 	}
 	return -1;
 }
@@ -253,6 +260,9 @@ child(const struct spawn *s, int in, int out, int err)
 		rl.rlim_cur = rl.rlim_max = s->nofile;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (s->uid && (setgroups(0, NULL) < 0 || setgid(s->uid) < 0 ||
+		       setuid(s->uid) < 0))
+		_exit(126);
 	/* Nothing of the test's own but 0-2 reaches the program (the
 	 * descriptor limits some tests set count every open one). */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -421,8 +431,11 @@ pump(int out_fd, int err_fd, int in_fd, const struct spawn *s, struct buf *out,
 			feed(&in_fd, s, &fed, err);
 		if (pf[0].revents && (buf_fill(out, out_fd, limit) == 0 ||
 				      (limit && out->len >= limit))) {
-			if (s->signal && pid > 0 && limit) {
-				kill(pid, s->signal);
+			if ((s->signal || s->midway) && pid > 0 && limit) {
+				if (s->signal)
+					kill(pid, s->signal);
+				if (s->midway)
+					s->midway(s->midway_arg);
 				pid = 0;
 				limit = 0;
 				continue;

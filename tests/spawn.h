@@ -18,6 +18,7 @@ enum spawn_in {
 	IN_CLOSED,
 	IN_NONBLOCK_PIPE, /* a non-blocking pipe holding in_data, its write
 			   * end open until the program has exited */
+	IN_FD,		  /* the test's descriptor in_fd, as it is */
 };
 
 enum spawn_out {
@@ -33,6 +34,7 @@ enum spawn_out {
 	OUT_NONBLOCK_PIPE, /* a non-blocking pipe, read only after the exit */
 	OUT_SOCKET,	   /* a Unix stream socketpair */
 	OUT_PTY,	   /* a pseudo-terminal in raw mode */
+	OUT_FD,		   /* the test's descriptor out_fd, as it is */
 };
 
 struct spawn {
@@ -50,8 +52,13 @@ struct spawn {
 	int ignore_sigpipe;
 	int signal; /* OUT_PIPE with out_max: send it once out_max bytes came,
 		     * then read on to EOF */
+	void (*midway)(void *); /* OUT_PIPE with out_max: call it once
+				 * out_max bytes came, then read on to EOF */
+	void *midway_arg;
 	unsigned long vm_limit; /* RLIMIT_AS in bytes, 0 for none */
 	unsigned long nofile;	/* RLIMIT_NOFILE, 0 for unchanged */
+	int in_fd, out_fd;	/* for IN_FD and OUT_FD */
+	unsigned uid;		/* run as this user and group, if not 0 */
 };
 
 struct spawn_result {
