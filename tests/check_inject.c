@@ -715,9 +715,9 @@ y_file(size_t n)
 }
 
 /*
- * A storm of signals (SIGALRM and SIGPROF every 200 us, no SA_RESTART)
- * while each path moves 1 GiB: pipebench --expect-line checks every byte
- * (it is under the storm too) and --json counts them.
+ * A storm of signals (SIGALRM, SIGPROF and SIGCHLD every 200 us, no
+ * SA_RESTART) while each path moves 1 GiB: pipebench --expect-line checks
+ * every byte (it is under the storm too) and --json counts them.
  */
 START_TEST(signal_storm)
 {

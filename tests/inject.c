@@ -8,9 +8,11 @@
  * injection appends "CALL N WHAT" to the file FIO_INJECT_LOG, if set, so
  * a test can tell that its call was reached.
  *
- * FIO_SIGNAL_STORM=USEC installs do-nothing SIGALRM and SIGPROF handlers
- * without SA_RESTART and fires both every USEC microseconds (of real and
- * of CPU time), so that every blocking call is interrupted again and again.
+ * FIO_SIGNAL_STORM=USEC installs do-nothing SIGALRM, SIGPROF and SIGCHLD
+ * handlers without SA_RESTART and fires the first two every USEC
+ * microseconds (of real and of CPU time), and a SIGCHLD as often from a
+ * thread that forks a child exiting at once: every blocking call is
+ * interrupted again and again.
  *
  * Only calls made by the program itself count (fcntl: only F_SETPIPE_SZ):
  * under AddressSanitizer its runtime reads, writes and maps through these
@@ -23,6 +25,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -386,12 +390,36 @@ ignore(int sig)
 	(void)sig;
 }
 
+/* A child that exits at once, every interval: a SIGCHLD for the program.
+ * Reaped by pid, so the program's own children are left to it. */
+static long storm_usec;
+
+static void *
+forker(void *unused)
+{
+	struct timespec gap = {0, storm_usec * 1000};
+	pid_t pid;
+
+	(void)unused;
+	for (;;) {
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		nanosleep(&gap, NULL);
+	}
+	return NULL;
+}
+
 __attribute__((constructor)) static void
 storm(void)
 {
 	const char *usec = getenv("FIO_SIGNAL_STORM");
 	struct itimerval every;
 	struct sigaction sa;
+	sigset_t all, old;
+	pthread_t t;
 
 	if (usec == NULL)
 		return;
@@ -399,9 +427,16 @@ storm(void)
 	sa.sa_handler = ignore; /* no SA_RESTART: calls fail with EINTR */
 	sigaction(SIGALRM, &sa, NULL);
 	sigaction(SIGPROF, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
 	every.it_interval.tv_sec = 0;
-	every.it_interval.tv_usec = strtol(usec, NULL, 10);
+	every.it_interval.tv_usec = storm_usec = strtol(usec, NULL, 10);
 	every.it_value = every.it_interval;
 	setitimer(ITIMER_REAL, &every, NULL);
 	setitimer(ITIMER_PROF, &every, NULL);
+	/* The forking thread takes no signal: the program's threads do. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&t, NULL, forker, NULL) == 0)
+		pthread_detach(t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
