@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spawn.h"
@@ -457,6 +458,67 @@ START_TEST(no_pipe_left)
 	free(path);
 	free(data);
 	spawn_free(&r);
+}
+END_TEST
+
+/*
+ * The user's soft pipe quota spent (as nobody: root has none): every pipe
+ * a program makes starts with two pages. The output is still exact. (A
+ * failing F_SETPIPE_SZ needs fs.pipe-user-pages-hard, a global setting a
+ * test should not change: the fault matrix fails it with EPERM and EBUSY.)
+ */
+START_TEST(pipe_quota)
+{
+	static const struct {
+		const char *prog, *args[3];
+	} cases[] = {
+	    {"cat", {"@"}},
+	    {"cat", {"-n", "@"}},
+	    {"cat", {"-"}},
+	    {"yes", {NULL}},
+	    {"yes", {"longer line"}},
+	    {"pipebench", {"-Q"}},
+	    {"pipebench", {"-Q", "--touch"}},
+	};
+	const char *argv[5] = {cases[_i].prog};
+	size_t len = 3 * MIB;
+	char *data = make_input(len), *path = spawn_temp_path(data, len);
+	int is_yes = strcmp(cases[_i].prog, "yes") == 0;
+	struct spawn s = {0}, plain;
+	struct spawn_result r, good;
+
+	if (geteuid() != 0)
+		goto out; /* only root can become nobody */
+	with_args(argv, cases[_i].args, 3, path);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	s.prog = cases[_i].prog;
+	s.argv = argv;
+	s.in = IN_PIPE;
+	s.in_data = data;
+	s.in_len = len;
+	s.out = OUT_PIPE;
+	s.out_max = is_yes ? 4 * MIB : 0;
+	s.uid = 65534;
+	plain = s;
+	s.spend_pipe_quota = 1;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_int_eq(spawn_run(&plain, &good), 0);
+	ck_assert_uint_eq(r.out_len, good.out_len);
+	ck_assert(memcmp(r.out, good.out, r.out_len) == 0);
+	if (is_yes) {
+		ck_assert_msg(r.signaled && r.signal == SIGPIPE, "status %d",
+			      r.status);
+	} else {
+		ck_assert_msg(r.exited && r.status == 0, "status %d: %s",
+			      r.status, r.err);
+		ck_assert_str_eq(r.err, good.err);
+	}
+	spawn_free(&r);
+	spawn_free(&good);
+out:
+	unlink(path);
+	free(path);
+	free(data);
 }
 END_TEST
 
@@ -904,6 +966,7 @@ inject_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, few_descriptors_many_files, 0, 4);
 	tcase_add_loop_test(tc, no_pipe_left, 0, 6);
+	tcase_add_loop_test(tc, pipe_quota, 0, 7);
 	tcase_add_loop_test(tc, file_size_limit, 0, 6);
 	tcase_add_loop_test(tc, address_space_limit, 0, 7);
 	tcase_add_loop_test(tc, nonblocking, 0, 9);

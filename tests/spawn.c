@@ -219,6 +219,27 @@ make_input(const struct spawn *s, int *ours, int *theirs)
 	return -1;
 }
 
+/*
+ * Pipes grown to 1 MiB and kept open across exec until the user's soft
+ * pipe quota (fs.pipe-user-pages-soft) is spent: a new pipe then gets two
+ * pages, as the program's own will. Exits 125 if that never happens.
+ */
+static void
+spend_pipe_quota(void)
+{
+	int p[2], i;
+
+	for (i = 0; i < 1024 && pipe(p) == 0; i++) {
+		if (fcntl(p[1], F_GETPIPE_SZ) < 65536) {
+			close(p[0]);
+			close(p[1]);
+			return;
+		}
+		fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	}
+	_exit(125);
+}
+
 static void
 child(const struct spawn *s, int in, int out, int err)
 {
@@ -266,6 +287,8 @@ child(const struct spawn *s, int in, int out, int err)
 	/* Nothing of the test's own but 0-2 reaches the program (the
 	 * descriptor limits some tests set count every open one). */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (s->spend_pipe_quota)
+		spend_pipe_quota();
 	unsetenv("FASTIO_DISABLE");
 	unsetenv("POSIXLY_CORRECT");
 	for (e = s->env; e && *e; e++)

@@ -59,6 +59,9 @@ struct spawn {
 	unsigned long nofile;	/* RLIMIT_NOFILE, 0 for unchanged */
 	int in_fd, out_fd;	/* for IN_FD and OUT_FD */
 	unsigned uid;		/* run as this user and group, if not 0 */
+	int spend_pipe_quota;	/* with uid: first hold pipes grown to 1 MiB
+				 * until the user's soft pipe quota is spent
+				 * (status 125 if it cannot be) */
 };
 
 struct spawn_result {
