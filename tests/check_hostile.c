@@ -21,20 +21,22 @@
 
 #include "spawn.h"
 
-/* Lines of 100 bytes numbered from 0; LINE_LEN divides the sizes below. */
+/* len bytes of lines of 100 bytes numbered from 0 (the last one cut). */
 #define LINE_LEN 100
 
 static char *
 lines(size_t len, char fill)
 {
-	char *p = malloc(len + 1);
+	char *p = malloc(len + 1), line[LINE_LEN];
 	size_t i;
 
 	ck_assert_ptr_nonnull(p);
+	memset(line, fill, LINE_LEN);
+	line[LINE_LEN - 1] = '\n';
 	for (i = 0; i < len; i += LINE_LEN) {
-		snprintf(p + i, LINE_LEN, "%09zu", i / LINE_LEN);
-		memset(p + i + 9, fill, LINE_LEN - 10);
-		p[i + LINE_LEN - 1] = '\n';
+		snprintf(line, 10, "%09zu", i / LINE_LEN);
+		line[9] = fill;
+		memcpy(p + i, line, len - i < LINE_LEN ? len - i : LINE_LEN);
 	}
 	return p;
 }
