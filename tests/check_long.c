@@ -112,6 +112,31 @@ START_TEST(five_gib)
 }
 END_TEST
 
+/*
+ * Paths a shell cannot reach: a Unix socket as output (sendfile), and the
+ * same again with only read()/write(); compared with the file as it comes.
+ */
+START_TEST(five_gib_socket)
+{
+	const char *argv[] = {"cat", sparse, NULL};
+	const char *env[] = {_i ? "FASTIO_DISABLE=all" : NULL, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	s.prog = "cat";
+	s.argv = argv;
+	s.env = env;
+	s.out = OUT_SOCKET;
+	s.out_compare = sparse;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(r.out_differs < 0, "differs at byte %lld", r.out_differs);
+	ck_assert_uint_eq(r.out_len, SIZE);
+	ck_assert_str_eq(r.err, "");
+	ck_assert(r.exited && r.status == 0);
+	spawn_free(&r);
+}
+END_TEST
+
 static Suite *
 long_suite(void)
 {
@@ -122,6 +147,7 @@ long_suite(void)
 	tcase_add_unchecked_fixture(tc, make_sparse, remove_sparse);
 	tcase_add_loop_test(tc, five_gib, 0,
 			    (int)(sizeof scripts / sizeof scripts[0]));
+	tcase_add_loop_test(tc, five_gib_socket, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -52,7 +52,28 @@ spawn_path(const char *prog)
 struct buf {
 	char *data;
 	size_t len, cap;
+	int compare_fd;		 /* if > 0: compare with it, keep nothing */
+	unsigned long long seen; /* bytes compared */
+	long long differs;	 /* first differing offset, or -1 */
 };
+
+/* The n bytes just read at b->data + b->len, against the file. */
+static void
+buf_compare(struct buf *b, size_t n)
+{
+	char file[65536];
+	ssize_t k = pread(b->compare_fd, file, n, (off_t)b->seen);
+	size_t i;
+
+	if (b->differs < 0) {
+		for (i = 0; i < n; i++)
+			if ((ssize_t)i >= k || file[i] != b->data[b->len + i])
+				break;
+		if (i < n)
+			b->differs = (long long)(b->seen + i);
+	}
+	b->seen += n;
+}
 
 static int
 buf_reserve(struct buf *b, size_t more)
@@ -88,6 +109,10 @@ buf_fill(struct buf *b, int fd, size_t limit)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EAGAIN ? -1 : 0; /* EIO: pty slave gone */
+	if (b->compare_fd > 0) {
+		buf_compare(b, (size_t)n);
+		return n;
+	}
 	b->len += (size_t)n;
 	b->data[b->len] = '\0';
 	return n;
@@ -483,12 +508,15 @@ pump(int out_fd, int err_fd, int in_fd, const struct spawn *s, struct buf *out,
 int
 spawn_run(const struct spawn *s, struct spawn_result *r)
 {
-	struct buf out = {0}, err = {0};
+	struct buf out = {.differs = -1}, err = {0};
 	int out_ours, out_theirs, in_ours, in_theirs, ep[2], status, held = -1;
 	struct rusage ru;
 	pid_t pid;
 
 	memset(r, 0, sizeof *r);
+	if (s->out_compare &&
+	    (out.compare_fd = open(s->out_compare, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
 	if (make_output(s, &out_ours, &out_theirs) < 0 ||
 	    make_input(s, &in_ours, &in_theirs) < 0 || pipe2(ep, O_CLOEXEC) < 0)
 		return -1;
@@ -557,7 +585,10 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 	r->signaled = WIFSIGNALED(status);
 	r->signal = r->signaled ? WTERMSIG(status) : 0;
 	r->out = out.data ? out.data : calloc(1, 1);
-	r->out_len = out.len;
+	r->out_len = out.compare_fd > 0 ? (size_t)out.seen : out.len;
+	r->out_differs = out.differs;
+	if (out.compare_fd > 0)
+		close(out.compare_fd);
 	r->err = err.data ? err.data : calloc(1, 1);
 	r->err_len = err.len;
 	return 0;

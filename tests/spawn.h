@@ -55,13 +55,16 @@ struct spawn {
 	void (*midway)(void *); /* OUT_PIPE with out_max: call it once
 				 * out_max bytes came, then read on to EOF */
 	void *midway_arg;
-	unsigned long vm_limit; /* RLIMIT_AS in bytes, 0 for none */
-	unsigned long nofile;	/* RLIMIT_NOFILE, 0 for unchanged */
-	int in_fd, out_fd;	/* for IN_FD and OUT_FD */
-	unsigned uid;		/* run as this user and group, if not 0 */
-	int spend_pipe_quota;	/* with uid: first hold pipes grown to 1 MiB
-				 * until the user's soft pipe quota is spent
-				 * (status 125 if it cannot be) */
+	unsigned long vm_limit;	 /* RLIMIT_AS in bytes, 0 for none */
+	unsigned long nofile;	 /* RLIMIT_NOFILE, 0 for unchanged */
+	int in_fd, out_fd;	 /* for IN_FD and OUT_FD */
+	unsigned uid;		 /* run as this user and group, if not 0 */
+	const char *out_compare; /* OUT_PIPE, OUT_SOCKET: compare the output
+				  * with this file as it comes instead of
+				  * keeping it (out_len counts it) */
+	int spend_pipe_quota;	 /* with uid: first hold pipes grown to 1 MiB
+				  * until the user's soft pipe quota is spent
+				  * (status 125 if it cannot be) */
 };
 
 struct spawn_result {
@@ -73,6 +76,9 @@ struct spawn_result {
 	size_t err_len;
 	unsigned long peak_rss_kb; /* VmHWM seen while it ran (OUT_DEVNULL) */
 	unsigned long cpu_ms;	   /* user + system CPU time it used */
+	long long out_differs;	   /* out_compare: first differing offset
+				    * (the file's length if the output is
+				    * longer), or -1 */
 };
 
 /* Full path of a program of the build tree, from $FIO_BUILDDIR. */
