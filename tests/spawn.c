@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -265,8 +266,54 @@ spend_pipe_quota(void)
 	_exit(125);
 }
 
+/*
+ * Another user may not reach the build tree (a clone under /root): a
+ * program run as one is a copy in a directory of its own under /tmp,
+ * removed when the test process exits.
+ */
+static char copies_dir[64];
+
 static void
-child(const struct spawn *s, int in, int out, int err)
+remove_copies(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", copies_dir);
+	if (system(cmd) != 0)
+		return;
+}
+
+static const char *
+copy_for_others(const char *path)
+{
+	static char copy[128];
+	const char *name = strrchr(path, '/');
+	char buf[65536];
+	ssize_t n;
+	int in, out;
+
+	if (copies_dir[0] == '\0') {
+		strcpy(copies_dir, "/tmp/fastio-progs-XXXXXX");
+		if (mkdtemp(copies_dir) == NULL || chmod(copies_dir, 0755) < 0)
+			return NULL;
+		atexit(remove_copies);
+	}
+	snprintf(copy, sizeof copy, "%s/%s", copies_dir,
+		 name ? name + 1 : path);
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	out = open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+	if (out < 0 || close(out) < 0)
+		return NULL;
+	return copy;
+}
+
+static void
+child(const struct spawn *s, const char *exe, int in, int out, int err)
 {
 	const char *const *e;
 	const char *argv0[2] = {s->prog, NULL};
@@ -318,7 +365,7 @@ child(const struct spawn *s, int in, int out, int err)
 	unsetenv("POSIXLY_CORRECT");
 	for (e = s->env; e && *e; e++)
 		putenv((char *)*e);
-	execv(spawn_path(s->prog), (char *const *)argv);
+	execv(exe, (char *const *)argv);
 	_exit(127);
 }
 
@@ -509,11 +556,16 @@ int
 spawn_run(const struct spawn *s, struct spawn_result *r)
 {
 	struct buf out = {.differs = -1}, err = {0};
+	const char *exe;
 	int out_ours, out_theirs, in_ours, in_theirs, ep[2], status, held = -1;
 	struct rusage ru;
 	pid_t pid;
 
 	memset(r, 0, sizeof *r);
+	exe =
+	    s->uid ? copy_for_others(spawn_path(s->prog)) : spawn_path(s->prog);
+	if (exe == NULL)
+		return -1;
 	if (s->out_compare &&
 	    (out.compare_fd = open(s->out_compare, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
@@ -524,7 +576,7 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 	if (pid < 0)
 		return -1;
 	if (pid == 0)
-		child(s, in_theirs, out_theirs, ep[1]);
+		child(s, exe, in_theirs, out_theirs, ep[1]);
 	close(ep[1]);
 	if (in_theirs >= 0)
 		close(in_theirs);
