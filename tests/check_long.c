@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "spawn.h"
@@ -95,7 +96,14 @@ START_TEST(five_gib)
 	const char *env[] = {env_f, env_o, env_cat, env_pb, env_yes, NULL};
 	struct spawn s = {0};
 	struct spawn_result r;
+	struct statvfs fs;
 
+	/* The copy to a file takes 5 GiB of disk where holes are filled. */
+	if (strstr(scripts[_i], "$O") && statvfs(sparse, &fs) == 0 &&
+	    (unsigned long long)fs.f_bavail * fs.f_frsize < SIZE + GIB) {
+		printf("check_long: script %d skipped: under 6 GiB free\n", _i);
+		return;
+	}
 	snprintf(env_f, sizeof env_f, "F=%s", sparse);
 	snprintf(env_o, sizeof env_o, "O=%s", scratch);
 	snprintf(env_cat, sizeof env_cat, "CAT=%s", spawn_path("cat"));
