@@ -350,16 +350,6 @@ format_with(unsigned (*scan)(const char *, char *, const struct wanted *),
 	const struct wanted w = wanted;
 	unsigned k;
 
-	make_room();
-	if (pending_cr) {
-		pending_cr = 0;
-		if (*p == '\n') {
-			*o++ = '^';
-			*o++ = 'M';
-		} else {
-			*o++ = '\r';
-		}
-	}
 	while (p < end) {
 		make_room();
 		if (newlines >= 0) {
@@ -384,12 +374,6 @@ format_with(unsigned (*scan)(const char *, char *, const struct wanted *),
 			k = scan(p, o, &w);
 			if (k >= (size_t)(end - p)) {
 				o += end - p;
-				/* -E: is this CR the first half of a CR LF? */
-				if (opt.ends && !opt.nonprint && end > begin &&
-				    end[-1] == '\r') {
-					o--;
-					pending_cr = 1;
-				}
 				return;
 			}
 			o += k;
@@ -450,10 +434,6 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 	uint64_t bits;
 	unsigned char c;
 
-	if (pending_cr) {
-		rest(begin, p, end);
-		return;
-	}
 	for (; end - p >= 64; p = chunk_end) {
 		chunk_end = p + 64;
 		bits = marks(p, &w);
@@ -520,14 +500,8 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 	}
 	o = dst;
 	newlines = state;
-	if (p < end) {
+	if (p < end)
 		rest(begin, p, end);
-	} else if (op.ends && !op.nonprint && end > begin && end[-1] == '\r') {
-		/* As in format_with: a CR ending a read whose length is a
-		 * multiple of 64 may be the first half of a CR LF. */
-		o--;
-		pending_cr = 1;
-	}
 }
 
 static void
@@ -631,6 +605,33 @@ squeeze_avx2(const char *p, const char *end)
 static void (*format)(const char *, const char *);
 
 /*
+ * Format one buffer (a read, a mapped window) with the loop chosen. -E
+ * shows CR LF as ^M$ also when a buffer ends between the two, whatever
+ * loop ran and wherever the buffer ended: a CR ending a buffer, which
+ * every loop wrote last, is taken back and held until the next buffer
+ * shows what follows it (main() writes a last one as it is).
+ */
+static void
+format_buffer(const char *p, const char *end)
+{
+	if (pending_cr) {
+		make_room();
+		pending_cr = 0;
+		if (*p == '\n') {
+			*o++ = '^';
+			*o++ = 'M';
+		} else {
+			*o++ = '\r';
+		}
+	}
+	format(p, end);
+	if (opt.ends && !opt.nonprint && end[-1] == '\r') {
+		o--;
+		pending_cr = 1;
+	}
+}
+
+/*
  * Pick the loop for the options and the CPU. FASTIO_CAT_SCAN, for the
  * tests: 8 forces the portable loops, 16 the general SSE2 loop.
  */
@@ -712,7 +713,7 @@ format_window(int fd, const char *name, off_t base, size_t skip, size_t len)
 		return input_error(EIO, name);
 	}
 	bus_armed = 1;
-	format(map + skip, map + skip + FIO_MAP_WINDOW);
+	format_buffer(map + skip, map + skip + FIO_MAP_WINDOW);
 	bus_armed = 0;
 	munmap(map, len);
 	return 0;
@@ -775,7 +776,7 @@ format_fd(const struct fio_fd *in, const char *name)
 			return 0;
 		if (n < 0)
 			return input_error(errno, name);
-		format(ibuf, ibuf + n);
+		format_buffer(ibuf, ibuf + n);
 	}
 }
 

@@ -79,7 +79,7 @@ fuzz_cat_engine(const struct cat_run *r, const unsigned char *in, size_t len,
 			abort();
 		memcpy(buf, in + done, n);
 		memset(buf + n, (int)(fuzz_rand(&s) & 0xff), MAX_BLOCK);
-		format(buf, buf + n);
+		format_buffer(buf, buf + n);
 		free(buf);
 		done += n;
 		/* A file boundary or a read that would block: cat flushes. */
