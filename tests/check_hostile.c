@@ -21,34 +21,22 @@
 
 #include "spawn.h"
 
-/* len bytes of lines of 100 bytes numbered from 0 (the last one cut). */
-#define LINE_LEN 100
-
+/* What cat (with -n if number) makes of in[0..len), malloc'd. */
 static char *
-lines(size_t len, char fill)
+cat_output(const char *in, size_t len, int number, size_t *out_len)
 {
-	char *p = malloc(len + 1), line[LINE_LEN];
-	size_t i;
+	size_t i, start = 0, line = 1, lines = 1;
+	char *out, *d;
 
-	ck_assert_ptr_nonnull(p);
-	memset(line, fill, LINE_LEN);
-	line[LINE_LEN - 1] = '\n';
-	for (i = 0; i < len; i += LINE_LEN) {
-		snprintf(line, 10, "%09zu", i / LINE_LEN);
-		line[9] = fill;
-		memcpy(p + i, line, len - i < LINE_LEN ? len - i : LINE_LEN);
-	}
-	return p;
-}
-
-/* What cat -n makes of in[0..len); the length in *out_len. */
-static char *
-numbered(const char *in, size_t len, size_t *out_len)
-{
-	char *out = malloc(len + len / 8 + 64), *d = out;
-	size_t i, start = 0, line = 1;
-
+	for (i = 0; i < len; i++)
+		lines += in[i] == '\n';
+	d = out = malloc(len + (number ? 24 * lines : 0) + 1);
 	ck_assert_ptr_nonnull(out);
+	if (!number) {
+		memcpy(out, in, len);
+		*out_len = len;
+		return out;
+	}
 	for (i = 0; i <= len; i++) {
 		if (i < len && in[i] != '\n')
 			continue;
@@ -122,7 +110,8 @@ START_TEST(file_changes)
 {
 	int kind = _i / NREADERS, r_ = _i % NREADERS;
 	const char *argv[4] = {"cat"}, *env[] = {readers[r_].env, NULL};
-	char *data = lines(BIG + GROWTH, 'a'), *other = lines(BIG, 'z');
+	char *data = spawn_lines(BIG + GROWTH, "%u: a line of the file\n");
+	char *other = spawn_lines(BIG, "%u: a line of its replacement\n");
 	char *path = spawn_temp_path(data, BIG), *want, msg[512];
 	struct change c = {path, kind, NULL, 0};
 	size_t len, want_len;
@@ -142,12 +131,8 @@ START_TEST(file_changes)
 		c.extra_len = BIG;
 	}
 	len = kind == 0 ? BIG + GROWTH : kind == 1 ? TRUNCATED : BIG;
-	if (readers[r_].opt && readers[r_].opt[1] == 'n') {
-		want = numbered(data, len, &want_len);
-	} else {
-		want = data;
-		want_len = len;
-	}
+	want = cat_output(
+	    data, len, readers[r_].opt && readers[r_].opt[1] == 'n', &want_len);
 	s.prog = "cat";
 	s.argv = argv;
 	s.env = env;
@@ -162,8 +147,7 @@ START_TEST(file_changes)
 	ck_assert_str_eq(r.err, "");
 	ck_assert(r.exited && r.status == 0);
 	spawn_free(&r);
-	if (want != data)
-		free(want);
+	free(want);
 	unlink(path);
 	free(path);
 	free(data);
@@ -298,7 +282,7 @@ END_TEST
 START_TEST(memfds)
 {
 	const char *argv[] = {"cat", _i % 2 ? "-n" : "-", NULL};
-	char *data = lines(3u << 20, 'm'), *want;
+	char *data = spawn_lines(3u << 20, "%u: a line of the memfd\n"), *want;
 	size_t want_len, len = 3u << 20;
 	int mfd = memfd_create("input", MFD_CLOEXEC);
 	struct spawn s = {0};
@@ -307,12 +291,7 @@ START_TEST(memfds)
 
 	ck_assert(mfd >= 0 && write(mfd, data, len) == (ssize_t)len);
 	ck_assert_int_eq(lseek(mfd, 0, SEEK_SET), 0);
-	if (_i % 2) {
-		want = numbered(data, len, &want_len);
-	} else {
-		want = data;
-		want_len = len;
-	}
+	want = cat_output(data, len, _i % 2, &want_len);
 	s.prog = "cat";
 	s.argv = argv;
 	if (_i < 2) { /* memfd stdin, pipe out */
@@ -342,8 +321,7 @@ START_TEST(memfds)
 	ck_assert_str_eq(r.err, "");
 	ck_assert(r.exited && r.status == 0);
 	spawn_free(&r);
-	if (want != data)
-		free(want);
+	free(want);
 	free(data);
 	close(mfd);
 }

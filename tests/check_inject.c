@@ -207,18 +207,8 @@ refusal(int e)
 	       e == EPERM || e == EOPNOTSUPP;
 }
 
-/* Deterministic input: numbered lines with some tabs and control bytes. */
-static char *
-make_input(size_t len)
-{
-	char *d = malloc(len + 64);
-	size_t n = 0;
-	unsigned i = 0;
-
-	while (n < len)
-		n += (size_t)sprintf(d + n, "line %u\tof\001the input\n", i++);
-	return d;
-}
+/* Deterministic input: numbered lines with a tab and a control byte. */
+#define INPUT_LINE "line %u\tof\001the input\n"
 
 /* argv[1...]: the n or fewer args, "@" standing for path. */
 static void
@@ -245,7 +235,7 @@ START_TEST(fault_matrix)
 	size_t len;
 	FILE *f;
 
-	data = make_input(st->in_len);
+	data = spawn_lines(st->in_len, INPUT_LINE);
 	file = spawn_temp_path(data, st->in_len); /* operands named "@" */
 	with_args(argv, st->args, 3, file);
 	s.prog = st->prog;
@@ -430,7 +420,8 @@ START_TEST(no_pipe_left)
 	};
 	const char *argv[6] = {cases[_i].prog};
 	size_t len = 3 * MIB;
-	char *data = make_input(len), *path = spawn_temp_path(data, len);
+	char *data = spawn_lines(len, INPUT_LINE),
+	     *path = spawn_temp_path(data, len);
 	int is_yes = strcmp(cases[_i].prog, "yes") == 0;
 	struct spawn s = {0}, plain;
 	struct spawn_result r, good;
@@ -482,7 +473,8 @@ START_TEST(pipe_quota)
 	};
 	const char *argv[5] = {cases[_i].prog};
 	size_t len = 3 * MIB;
-	char *data = make_input(len), *path = spawn_temp_path(data, len);
+	char *data = spawn_lines(len, INPUT_LINE),
+	     *path = spawn_temp_path(data, len);
 	int is_yes = strcmp(cases[_i].prog, "yes") == 0;
 	struct spawn s = {0}, plain;
 	struct spawn_result r, good;
@@ -565,7 +557,8 @@ START_TEST(file_size_limit)
 	};
 	const char *argv[5] = {cases[_i].prog}, *env[2] = {NULL, NULL};
 	size_t len = 3 * MIB, limit = MIB + 12345;
-	char *data = make_input(len), *path = spawn_temp_path(data, len);
+	char *data = spawn_lines(len, INPUT_LINE),
+	     *path = spawn_temp_path(data, len);
 	char disable[64], *want = data;
 	struct spawn s = {0};
 	struct spawn_result r, all;
@@ -630,7 +623,7 @@ START_TEST(address_space_limit)
 	return;
 #endif
 	hi = spawn_version_needs(cases[_i].prog);
-	data = make_input(len);
+	data = spawn_lines(len, INPUT_LINE);
 	path = spawn_temp_path(data, len);
 	with_args(argv, cases[_i].args, 3, path);
 	s.prog = cases[_i].prog;
@@ -725,7 +718,8 @@ START_TEST(nonblocking)
 	};
 	const char *argv[5] = {cases[_i].prog};
 	size_t len = 8 * MIB;
-	char *data = make_input(len), *path = spawn_temp_path(data, len);
+	char *data = spawn_lines(len, INPUT_LINE),
+	     *path = spawn_temp_path(data, len);
 	struct spawn s = {0};
 	struct spawn_result r;
 
@@ -894,7 +888,8 @@ START_TEST(strace_witness)
 			     NULL};
 	char trace[64], inject[128], *log = spawn_temp_path("", 0), line[512];
 	size_t len = 300000, err_len = strlen(witnesses[_i].err);
-	char *data = make_input(len), *path = spawn_temp_path(data, len);
+	char *data = spawn_lines(len, INPUT_LINE),
+	     *path = spawn_temp_path(data, len);
 	int yes = strcmp(witnesses[_i].prog, "yes") == 0, injected = 0;
 	struct spawn s = {0};
 	struct spawn_result r;

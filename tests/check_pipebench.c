@@ -20,18 +20,8 @@
 #define CLEAR	 BLANKS "\r"
 #define CLEAR_LF BLANKS "\n"
 
-/* Deterministic test data: numbered lines, len bytes. */
-static char *
-make_data(size_t len)
-{
-	char *d = malloc(len + 32);
-	size_t n = 0;
-	unsigned i = 0;
-
-	while (n < len)
-		n += (size_t)sprintf(d + n, "line %u of the data\n", i++);
-	return d;
-}
+/* Deterministic test data: numbered lines, printable (messages show them). */
+#define DATA_LINE "line %u of the data\n"
 
 static void
 run(struct spawn *s, struct spawn_result *r, const char *const *argv)
@@ -110,7 +100,7 @@ START_TEST(summary_units)
 	const char *argv[] = {"pipebench", "-q", c->flag, NULL};
 	struct spawn s = {0};
 	struct spawn_result r;
-	char want[128], *data = make_data(c->bytes);
+	char want[128], *data = spawn_lines(c->bytes, DATA_LINE);
 	const char *p;
 	int n;
 
@@ -257,7 +247,7 @@ START_TEST(pass_through)
 	size_t len = a == 2 ? 70001 : (size_t)9 << 20;
 	struct spawn s = {0};
 	struct spawn_result r;
-	char msg[512], *data = make_data(len);
+	char msg[512], *data = spawn_lines(len, DATA_LINE);
 
 	s.env = env[force];
 	s.in = in ? IN_FILE : IN_PIPE;
@@ -305,7 +295,7 @@ START_TEST(mode_line)
 	const char *env[] = {cases[_i].env, NULL};
 	struct spawn s = {0};
 	struct spawn_result r;
-	char *data = make_data(300000);
+	char *data = spawn_lines(300000, DATA_LINE);
 	const char *m;
 
 	s.env = env;
@@ -353,7 +343,7 @@ START_TEST(limits)
 	size_t len = (size_t)8 << 20, want = cases[c].bytes;
 	struct spawn s = {0};
 	struct spawn_result r;
-	char *data = make_data(len), *p;
+	char *data = spawn_lines(len, DATA_LINE), *p;
 
 	for (i = 0; i < 6 && cases[c].argv[i]; i++)
 		argv[i + 2] = cases[c].argv[i];
@@ -531,8 +521,8 @@ lines_in(const char *p, size_t n)
 START_TEST(expect_file)
 {
 	size_t len = 300000, at = 123456, start;
-	char *data = make_data(len), *path = spawn_temp_path(data, len),
-	     arg[64];
+	char *data = spawn_lines(len, DATA_LINE),
+	     *path = spawn_temp_path(data, len), arg[64];
 	const char *argv[] = {"pipebench", "-Q", arg, NULL};
 	struct spawn s = {0};
 	struct spawn_result r;
@@ -674,7 +664,7 @@ START_TEST(errors)
 	size_t len = (size_t)16 << 20;
 	struct spawn s = {0};
 	struct spawn_result r;
-	char *data = make_data(len), *nl;
+	char *data = spawn_lines(len, DATA_LINE), *nl;
 	int i;
 
 	for (i = 0; i < 4 && c->argv[i]; i++)
@@ -786,7 +776,7 @@ START_TEST(status_file)
 				  : CLEAR_LF "Summary:\nPiped    4.88 kB in ";
 	struct spawn s = {0};
 	struct spawn_result r;
-	char *data = make_data(5000);
+	char *data = spawn_lines(5000, DATA_LINE);
 	FILE *f;
 	size_t n;
 
@@ -825,7 +815,7 @@ START_TEST(json)
 	    _i ? "--touch" : NULL, NULL};
 	struct spawn s = {0};
 	struct spawn_result r;
-	char *data = make_data(1 << 20), *j;
+	char *data = spawn_lines(1 << 20, DATA_LINE), *j;
 	size_t want = (size_t)(strstr(data, "line 1000 ") - data);
 
 	s.in = IN_PIPE;

@@ -46,16 +46,7 @@ memcheck(struct spawn *s, struct spawn_result *r, const char *prog,
 	ck_assert_msg(strstr(r->err, "==") == NULL, "memcheck: %s", r->err);
 }
 
-static char *
-pattern(size_t len)
-{
-	char *p = malloc(len);
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = i % 61 == 60 ? '\n' : (char)(' ' + i % 89);
-	return p;
-}
+#define INPUT_LINE "line %u of memcheck's input\n"
 
 /* cat over a file: splice, copy_file_range, sendfile, read/write. */
 START_TEST(cat_paths)
@@ -63,7 +54,8 @@ START_TEST(cat_paths)
 	static const enum spawn_out outs[] = {OUT_PIPE, OUT_FILE, OUT_SOCKET,
 					      OUT_PIPE};
 	size_t len = 3u << 20;
-	char *data = pattern(len), *path = spawn_temp_path(data, len);
+	char *data = spawn_lines(len, INPUT_LINE),
+	     *path = spawn_temp_path(data, len);
 	const char *args[] = {path, NULL};
 	const char *env[] = {_i == 3 ? "FASTIO_DISABLE=all" : NULL, NULL};
 	struct spawn s = {0};
@@ -90,7 +82,8 @@ START_TEST(cat_formatting)
 					   "FASTIO_CAT_SCAN=8",
 					   "FASTIO_CAT_SCAN=16"};
 	size_t len = 6u << 20;
-	char *data = pattern(len), *path = spawn_temp_path(data, len);
+	char *data = spawn_lines(len, INPUT_LINE),
+	     *path = spawn_temp_path(data, len);
 	const char *args[] = {opts[_i % 5], path, NULL};
 	const char *env[] = {envs[_i / 5], NULL};
 	struct spawn s = {0};

@@ -647,6 +647,19 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 }
 
 char *
+spawn_lines(size_t len, const char *format)
+{
+	char *d = malloc(len + 256);
+	size_t n = 0;
+	unsigned i = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (n < len)
+		n += (size_t)sprintf(d + n, format, i++);
+	return d;
+}
+
+char *
 spawn_temp_path(const char *data, size_t len)
 {
 	char *path = strdup("/tmp/fastio-test.XXXXXX");

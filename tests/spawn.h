@@ -89,6 +89,12 @@ int spawn_run(const struct spawn *s, struct spawn_result *r);
 
 void spawn_free(struct spawn_result *r);
 
+/*
+ * len bytes of lines made by format from the line number (0, 1, ...), the
+ * last one cut; malloc'd with room for 255 more bytes.
+ */
+char *spawn_lines(size_t len, const char *format);
+
 /* A new file under /tmp holding len bytes of data: its path (malloc'd). */
 char *spawn_temp_path(const char *data, size_t len);
 
