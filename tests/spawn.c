@@ -417,11 +417,16 @@ watch_writes(pid_t pid, const struct spawn *s, struct spawn_result *r)
 /*
  * Splice up to len bytes; 0 at EOF, -1 when the destination has no free
  * slot (a pipe fills by slots, and small buffers fill it before its size).
+ * EAGAIN means an empty source or a full destination: only the
+ * destination itself can say which. Asking the source instead ("readable
+ * now, so the destination must be full") misreads a writer that was
+ * merely slow to write its next few bytes, and gives up on a holding pipe
+ * that still had room.
  */
 static ssize_t
 splice_some(int from, int to, size_t len)
 {
-	struct pollfd pf = {from, POLLIN, 0};
+	struct pollfd src = {from, POLLIN, 0}, dst = {to, POLLOUT, 0};
 	ssize_t n;
 
 	for (;;) {
@@ -430,9 +435,9 @@ splice_some(int from, int to, size_t len)
 			return n < 0 ? 0 : n;
 		if (errno == EINTR)
 			continue;
-		if (poll(&pf, 1, 0) == 1)
-			return -1; /* data waits: the destination is full */
-		(void)poll(&pf, 1, -1);
+		if (poll(&dst, 1, 0) == 0)
+			return -1;
+		(void)poll(&src, 1, -1);
 	}
 }
 
