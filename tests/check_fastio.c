@@ -152,9 +152,9 @@ START_TEST(disable_list)
 	ck_assert(!fio_enabled(FIO_TEE) && !fio_enabled(FIO_SPLICE));
 	ck_assert(fio_enabled(FIO_VMSPLICE));
 	errno = 0;
-	ck_assert_int_eq(fio_disable("vmsplice,bogus,,mmap"), -1);
+	ck_assert_int_eq(fio_disable("vmsplice,bogus,,sendfile"), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert(!fio_enabled(FIO_VMSPLICE) && !fio_enabled(FIO_MMAP));
+	ck_assert(!fio_enabled(FIO_VMSPLICE) && !fio_enabled(FIO_SENDFILE));
 	fio_reset();
 	ck_assert_int_eq(fio_disable("all"), 0);
 	ck_assert(!fio_enabled(FIO_COPY_FILE_RANGE));

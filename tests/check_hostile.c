@@ -53,8 +53,8 @@ cat_output(const char *in, size_t len, int number, size_t *out_len)
 
 /*
  * A 32 MiB file changes once 1 MiB of cat's output has come: cat has then
- * read at most its pipes, its buffer and one 4 MiB window (about 7 MiB),
- * so every change below lands ahead of it and the result is exact.
+ * read at most its pipes and its buffers (about 3 MiB), so every change
+ * below lands ahead of it and the result is exact.
  */
 #define BIG	  (32u << 20)
 #define GROWTH	  (1u << 20)
@@ -100,9 +100,9 @@ static const struct {
 } readers[] = {
     {NULL, NULL},		   /* splice through its own pipe */
     {NULL, "FASTIO_DISABLE=all"},  /* read()/write() */
-    {"-n", NULL},		   /* formatting 4 MiB mapped windows */
-    {"-n", "FASTIO_DISABLE=mmap"}, /* formatting read() buffers */
-    {"-v", "FASTIO_CAT_SCAN=16"},  /* another loop over windows */
+    {"-n", NULL},		  /* formatting, the 64-byte loop */
+    {"-n", "FASTIO_CAT_SCAN=8"},  /* the portable loops */
+    {"-v", "FASTIO_CAT_SCAN=16"}, /* the general SSE2 loop */
 };
 #define NREADERS (int)(sizeof readers / sizeof readers[0])
 
@@ -152,6 +152,94 @@ START_TEST(file_changes)
 	free(path);
 	free(data);
 	free(other);
+}
+END_TEST
+
+/*
+ * A file truncated at any offset while cat reads it: once 128 KiB of
+ * output has come (cat has read at most its pipes and buffers by then,
+ * under 2.5 MiB), the 8 MiB file is cut at an offset on either side of a
+ * read buffer's end (128 KiB multiples) and of the splice path's pipeful
+ * (1 MiB multiples). The output must be GNU cat's for the file cut there:
+ * every byte up to the cut, no NUL from a vanished page, no message,
+ * status 0.
+ */
+#define CUT_FILE (8u << 20)
+static const size_t cuts[] = {
+    (3u << 20) - 1,	      (3u << 20),		(3u << 20) + 1,
+    (25u << 17) - 1,	      (25u << 17) + 1,		(4u << 20) + 4096,
+    (4u << 20) + 64 * 1000 + 63,
+};
+#define NCUTS (int)(sizeof cuts / sizeof cuts[0])
+static const struct {
+	const char *opt, *env;
+} cut_readers[] = {
+    {NULL, NULL},		  /* splice through its own pipe */
+    {NULL, "FASTIO_DISABLE=all"}, /* read()/write() */
+    {"-n", NULL},
+    {"-v", NULL},
+    {"-A", "FASTIO_CAT_SCAN=16"},
+};
+#define NCUT_READERS (int)(sizeof cut_readers / sizeof cut_readers[0])
+
+struct cut_point {
+	const char *path;
+	size_t at;
+};
+
+static void
+cut(void *arg)
+{
+	const struct cut_point *p = arg;
+
+	ck_assert_int_eq(truncate(p->path, (off_t)p->at), 0);
+}
+
+START_TEST(truncated_at)
+{
+	int c = _i % NCUTS, k = _i / NCUTS;
+	const char *opt = cut_readers[k].opt;
+	const char *argv[4] = {"cat"}, *env[] = {cut_readers[k].env, NULL};
+	const char *gnu_argv[4] = {"cat"};
+	char *data = spawn_lines(CUT_FILE, "%u: a\tline \x01 of the file\n");
+	char *path = spawn_temp_path(data, CUT_FILE);
+	char *prefix = spawn_temp_path(data, cuts[c]), msg[512];
+	struct cut_point arg = {path, cuts[c]};
+	struct spawn s = {0}, g = {0};
+	struct spawn_result r, want;
+	int n = 1;
+
+	if (opt)
+		argv[n] = gnu_argv[n] = opt, n++;
+	argv[n] = path;
+	gnu_argv[n] = prefix;
+	g.prog = "/bin/cat";
+	g.argv = gnu_argv;
+	g.out = OUT_PIPE;
+	ck_assert_int_eq(spawn_run(&g, &want), 0);
+	ck_assert(want.exited && want.status == 0);
+	s.prog = "cat";
+	s.argv = argv;
+	s.env = env;
+	s.out = OUT_PIPE;
+	s.out_max = 128 << 10;
+	s.midway = cut;
+	s.midway_arg = &arg;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(lines_check(r.out, r.out_len, want.out, want.out_len, 0,
+				  msg, sizeof msg) == 0,
+		      "cut at %zu, %s %s: %s", cuts[c], opt ? opt : "",
+		      env[0] ? env[0] : "", msg);
+	ck_assert(memchr(r.out, '\0', r.out_len) == NULL);
+	ck_assert_str_eq(r.err, "");
+	ck_assert(r.exited && r.status == 0);
+	spawn_free(&r);
+	spawn_free(&want);
+	unlink(path);
+	unlink(prefix);
+	free(path);
+	free(prefix);
+	free(data);
 }
 END_TEST
 
@@ -431,6 +519,7 @@ hostile_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, file_changes, 0, 3 * NREADERS);
+	tcase_add_loop_test(tc, truncated_at, 0, NCUTS * NCUT_READERS);
 	tcase_add_loop_test(tc, fifo_stalled_writer, 0, 5);
 	suite_add_tcase(s, tc);
 

@@ -118,7 +118,7 @@ static const struct setup setups[] = {
      IN_DEVNULL,
      OUT_PIPE,
      9 * MIB,
-     {"mmap", "read", "write"}},
+     {"read", "write", "open"}},
     {"cat -n pipe",
      "cat",
      {"-n"},

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/close_range.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -388,13 +389,33 @@ proc_field(pid_t pid, const char *file, const char *key)
 	return v;
 }
 
-/* OUT_DEVNULL with out_max: wait until the child wrote that much. */
+/* Whether pid runs exe already (and no longer the copy of us fork made). */
+static int
+runs(pid_t pid, const char *exe)
+{
+	char link[64], want[PATH_MAX], got[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+	n = readlink(link, got, sizeof got - 1);
+	if (n < 0 || realpath(exe, want) == NULL)
+		return 0;
+	got[n] = '\0';
+	return strcmp(got, want) == 0;
+}
+
+/*
+ * OUT_DEVNULL with out_max: wait until the child wrote that much, noting
+ * its peak RSS (only once it runs the program: before the exec it is a
+ * copy of the test, with the test's memory).
+ */
 static void
-watch_writes(pid_t pid, const struct spawn *s, struct spawn_result *r)
+watch_writes(pid_t pid, const char *exe, const struct spawn *s,
+	     struct spawn_result *r)
 {
 	struct timespec ms = {0, 1000000};
 	unsigned long rss;
-
+	int started = 0;
 	siginfo_t si;
 
 	for (;;) {
@@ -403,7 +424,8 @@ watch_writes(pid_t pid, const struct spawn *s, struct spawn_result *r)
 			0 ||
 		    si.si_pid != 0)
 			return; /* it ended by itself: the caller sees how */
-		rss = proc_field(pid, "status", "VmHWM:");
+		started = started || runs(pid, exe);
+		rss = started ? proc_field(pid, "status", "VmHWM:") : 0;
 		if (rss > r->peak_rss_kb)
 			r->peak_rss_kb = rss;
 		if (proc_field(pid, "io", "wchar:") >= s->out_max) {
@@ -615,7 +637,7 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 		pump(-1, ep[0], in_ours, s, &out, &err, 0);
 		wait4(pid, &status, 0, &ru);
 	} else if (s->out == OUT_DEVNULL && s->out_max) {
-		watch_writes(pid, s, r);
+		watch_writes(pid, exe, s, r);
 		pump(-1, ep[0], in_ours, s, &out, &err, 0);
 		wait4(pid, &status, 0, &ru);
 	} else if (s->out == OUT_FILE || s->out == OUT_APPEND_FILE ||

@@ -15,7 +15,6 @@ static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
     [FIO_COPY_FILE_RANGE] = "copy_file_range",
     [FIO_SENDFILE] = "sendfile",
     [FIO_READFILE] = "readfile",
-    [FIO_MMAP] = "mmap",
 };
 
 /* The library's only mutable state; fio_reset() restores it for tests. */

@@ -42,8 +42,14 @@
 /*
  * write() size into a pipe (when tee and vmsplice are refused). A write
  * that fills the pipe makes writer and reader take turns; small ones let
- * them overlap and keep the source in L1. splice/read reader: 4 KiB
- * 8.5/5.2, 8 KiB 14.1/6.7, 16 KiB 5.6/3.9, 64 KiB 3.1/2.2, 256 KiB 3.3/2.0.
+ * them overlap and keep the source in L1. splice/read reader, GiB/s:
+ *   fc-v669, split: 4 KiB 8.5/5.2, 8 KiB 14.1/6.7, 16 KiB 5.6/3.9,
+ *     64 KiB 3.1/2.2, 256 KiB 3.3/2.0.
+ *   fc-v769, free (split alike), 5 runs: 4 KiB 2.8/2.3, 8 KiB 3.8/3.1,
+ *     16 KiB 4.3/3.6, 64 KiB 5.7/4.4, 256 KiB 4.4/3.4, 1 MiB 4.0/3.0
+ *     (GNU 9.10, 8 KiB: 3.7/2.9).
+ * Worst ratio to the best size on the other machine: 8 KiB 0.66x, 16 KiB
+ * 0.40x, 64 KiB 0.22x: 8 KiB, GNU's size.
  */
 #ifndef FIO_PIPE_WRITE_CHUNK
 #define FIO_PIPE_WRITE_CHUNK ((size_t)8 << 10)
@@ -65,19 +71,34 @@
  * read() reader then copies from one cache-hot page. tee into a middle
  * pipe then splice out: source = one 4 KiB page: 65.2/32.9; source = 1 MiB
  * of distinct pages: 66.5/22.7; source written by write(): 55.5/20.6.
- * tee() straight into the output instead: 28.8/29.4.
+ * tee() straight into the output instead: 28.8/29.4 (fc-v669, 64 KiB
+ * rounds, split). fc-v769, 1 MiB rounds, one page / 1 MiB written by
+ * write() (uutils' source): splice reader free 61.2/56.2, split 55.6/53.5,
+ * same CPU 37.2/42.5; read reader split, 7 runs: one page 14.8, 2 pages
+ * 14.6, 4 pages 14.4, 16 pages 13.4, 64 pages 12.1, written 9.6. Worst
+ * case: one page 0.88x (same CPU, splice), distinct pages 0.65x (read).
  */
 #define FIO_HOT_REGION ((size_t)4096)
 
 /*
  * Bytes per tee() round of the tee strategy (the output pipe stays at
- * FIO_PIPE_SIZE). Rounds that fill the output make producer and reader
- * take turns; small ones let them overlap. Split placement, 5 runs:
- * 32 KiB 31.9/25.3, 64 KiB 54.4/29.6, 1 MiB 36.6/33.0 (uutils 0.12:
- * 58.9/20.8); unpinned, 3 runs: 64 KiB 52.6/29.1, 1 MiB 38.4/30.9.
+ * FIO_PIPE_SIZE): a round that fills the output wakes the reader once per
+ * pipeful; smaller rounds wake it once per round, and a wake-up is what
+ * one of our machines makes dear. Ratio to the best peer (uutils 0.12,
+ * itself 1 MiB rounds), splice/read reader, medians of 5-7 interleaved
+ * runs:
+ *   6.18.44-fc-v669 (null syscall ~0.5 us, cheap wake-ups), split:
+ *     64 KiB 54.4/29.6 GiB/s (0.92x/1.42x), 1 MiB 36.6/33.0 (0.62x/1.59x)
+ *     in one run, 50.7/32.8 (1.00x/1.57x) in another; free 27-39/32-33
+ *     against 33-35/21-22 (0.83x-1.12x/1.5x).
+ *   6.18.44-fc-v769 (null syscall 1.0-1.1 us, wake-up 9-13 us across
+ *     CPUs, bench/machine.c): 64 KiB 12.0/12.3 GiB/s (0.21x/1.22x);
+ *     1 MiB free 61.2/14.4 (1.08x/1.43x), split 55.6/14.8 (1.11x/1.53x),
+ *     same CPU 37.2/8.9 (1.04x/1.17x).
+ * Worst case: 64 KiB 0.21x, 1 MiB 0.62x (typically 0.83x-1.1x): 1 MiB.
  */
 #ifndef FIO_TEE_ROUND
-#define FIO_TEE_ROUND ((size_t)64 << 10)
+#define FIO_TEE_ROUND ((size_t)1 << 20)
 #endif
 #define FIO_HOT_SEGMENTS 1024
 
@@ -86,13 +107,17 @@
 
 /*
  * splice() size per call when cat copies a pipe onward (the output pipe
- * is grown to FIO_PIPE_SIZE first). `uutils-cat 2GB | cat | reader`,
- * splice/read reader GiB/s, 3 runs (three processes on two cores, noisy):
- * 64 KiB 22-33/5.1-7.7, 256 KiB 23-37/8.3-8.9, 1 MiB 24-46/8.8-9.5.
- * Regular files go through a private pipe instead, a pipeful at a time.
+ * is grown to FIO_PIPE_SIZE first). `yes | cat | reader`, splice/read
+ * reader GiB/s:
+ *   fc-v669, uutils' cat as producer, 3 runs (three processes on two
+ *     cores, noisy): 64 KiB 22-33/5.1-7.7, 256 KiB 23-37/8.3-8.9, 1 MiB
+ *     24-46/8.8-9.5.
+ *   fc-v769, our yes, 7 runs: 256 KiB 18.2/16.2, 1 MiB 23.5/17.9.
+ * 1 MiB, a pipeful, on both. Regular files go through a private pipe
+ * instead, a pipeful at a time.
  */
 #ifndef FIO_SPLICE_CHUNK
-#define FIO_SPLICE_CHUNK ((size_t)256 << 10)
+#define FIO_SPLICE_CHUNK FIO_PIPE_SIZE
 #endif
 
 /*
@@ -140,16 +165,6 @@
  */
 #ifndef FIO_CLOSE_BATCH
 #define FIO_CLOSE_BATCH 256
-#endif
-
-/*
- * Bytes of a regular file cat maps at a time to format it (mapped pages
- * count in its RSS, so not the whole file). `cat -n` of 500 MB of text to
- * /dev/null, ms, 3 runs: read() 248-250; windows of 1 MiB 223-230, 4 MiB
- * 219-221, 16 MiB 220-225.
- */
-#ifndef FIO_MAP_WINDOW
-#define FIO_MAP_WINDOW ((size_t)4 << 20)
 #endif
 
 #endif
