@@ -3,13 +3,17 @@
 #define FASTIO_TUNE_H
 
 /*
- * Every measured constant of libfastio, with the measurement behind it.
- * Machine: 2-core AMD EPYC VM, kernel 6.18, Debian 12 (see BENCHMARKS.md).
- * Rates are GiB/s of `yes` into bench/sink, producer pinned to CPU 0 and
- * reader to CPU 1 (unpinned runs scatter too much to rank variants),
- * medians of 3-5 interleaved runs. "splice" is a reader that splices to
- * /dev/null, "read" one that read()s 128 KiB at a time. The #ifndef guards
- * exist only so a benchmark can build variants with -D.
+ * Every measured constant of libfastio, with the measurement behind it,
+ * each figure tagged with its machine (BENCHMARKS.md has both): two 2-core
+ * AMD EPYC VMs, Debian 12, kernel 6.18.44 builds fc-v669 and fc-v769; on
+ * fc-v769 a null syscall costs ~1 us and a pipe wake-up across CPUs 9-13
+ * us (bench/machine.c), far dearer than on fc-v669. A constant is chosen
+ * by its worst ratio to the best choice (or the best peer) over both.
+ * Unless a figure says otherwise: GiB/s of `yes` into a reader, producer
+ * on CPU 0 and reader on CPU 1, medians of 3-5 interleaved runs; "splice"
+ * is a reader that splices to /dev/null, "read" one that read()s 128 KiB
+ * at a time. The #ifndef guards exist only so a benchmark can build
+ * variants with -D.
  */
 
 /* Project rule: no call that moves bytes asks for more than 1 GiB. */
@@ -20,8 +24,9 @@
 
 /*
  * Pipe size asked for with F_SETPIPE_SZ; also the default pipe-max-size,
- * so unprivileged users get it. tee strategy with rounds of the pipe's size
- * (before FIO_TEE_ROUND), splice/read reader: 64 KiB 3.4/2.8, 256 KiB
+ * so unprivileged users get it (a reader that grows its pipe to 1 MiB,
+ * as pipebench does, decides it anyway). fc-v669, tee strategy with rounds
+ * of the pipe's size, splice/read reader: 64 KiB 3.4/2.8, 256 KiB
  * 12.8/12.3, 1 MiB 37.1/31.7, 4 MiB 39.3/32.4. cat also grows its output
  * pipe to this: `cat -n` of 500 MB of text into a read() reader took
  * 846-896 ms with the default 64 KiB pipe, 396-430 ms with 1 MiB (writing
@@ -33,7 +38,7 @@
 
 /*
  * vmsplice chunk = pipe capacity / this (GNU's development tree uses 4).
- * splice/read reader: /1 28.0/22.2, /4 31.2/22.9.
+ * fc-v669, splice/read reader: /1 28.0/22.2, /4 31.2/22.9.
  */
 #ifndef FIO_VMSPLICE_DIVISOR
 #define FIO_VMSPLICE_DIVISOR 4
@@ -56,8 +61,8 @@
 #endif
 
 /*
- * write() size for outputs that are not pipes. `yes` into a 2 GB file,
- * GiB/s, 3 runs: tmpfs 8 KiB 0.5-2.2, 128 KiB 2.6-2.8, 1 MiB 2.7-2.9; ext4
+ * write() size for outputs that are not pipes. fc-v669, `yes` into a 2 GB
+ * file, GiB/s, 3 runs: tmpfs 8 KiB 0.5-2.2, 128 KiB 2.6-2.8, 1 MiB 2.7-2.9; ext4
  * 0.4-0.8, 1.0-2.5, 1.4-4.9 (disk-bound, inconclusive). 128 KiB is GNU
  * cat's size too.
  */
@@ -87,7 +92,8 @@
  * one of our machines makes dear. Ratio to the best peer (uutils 0.12,
  * itself 1 MiB rounds), splice/read reader, medians of 5-7 interleaved
  * runs:
- *   6.18.44-fc-v669 (null syscall ~0.5 us, cheap wake-ups), split:
+ *   6.18.44-fc-v669 (wake-ups far cheaper than on fc-v769; measured
+ *     before bench/machine.c existed), split:
  *     64 KiB 54.4/29.6 GiB/s (0.92x/1.42x), 1 MiB 36.6/33.0 (0.62x/1.59x)
  *     in one run, 50.7/32.8 (1.00x/1.57x) in another; free 27-39/32-33
  *     against 33-35/21-22 (0.83x-1.12x/1.5x).
@@ -122,7 +128,7 @@
 
 /*
  * Bytes per splice() of pipebench's pass-through (pipe to pipe, pipe to
- * /dev/null, file to pipe). Our yes into pipebench -Q into pipebench
+ * /dev/null, file to pipe). fc-v669: our yes into pipebench -Q into pipebench
  * --compare splicing to /dev/null, 8 GiB, 7 interleaved runs, GiB/s
  * medians: free placement 64 KiB 23.5, 256 KiB 21.9, 1 MiB 29.6; split
  * (yes and the pass-through on CPU 0) 20.1, 23.0, 23.8. pv 1.6.20 in the
@@ -135,10 +141,15 @@
 /*
  * cat's read() size, and the size at which its output buffer is written.
  * GNU cat's 128 KiB (coreutils' ioblksize.h measured it against syscall
- * overhead). `cat -n` of 500 MB of text to /dev/null, ms, 3 runs: 64 KiB
- * 250-254, 128 KiB 263-271, 512 KiB 265-273; into a read() reader (before
- * the pipe was grown) 64 KiB 831-1343, 128 KiB 805-840, 512 KiB 816-1563.
- * Differences within noise; GNU's value kept.
+ * overhead). fc-v669, `cat -n` of 500 MB of text to /dev/null, ms, 3
+ * runs: 64 KiB 250-254, 128 KiB 263-271, 512 KiB 265-273; into a read()
+ * reader (before the pipe was grown) 64 KiB 831-1343, 128 KiB 805-840,
+ * 512 KiB 816-1563. fc-v769, into a splicing reader, -A/-n, ms, 5 runs:
+ * 32 KiB 311/324, 64 KiB 275/273, 128 KiB 266/264, 256 KiB 260/267,
+ * 512 KiB 285/324 (-A, another run: reads of 64 or 128 KiB with writes
+ * of 256 KiB 227 each, reads of 128 KiB with writes of 1 MiB 284: the
+ * output buffer leaves the cache). Flat from 64 to 256 KiB on both:
+ * GNU's value kept.
  */
 #ifndef FIO_CAT_BUF
 #define FIO_CAT_BUF ((size_t)128 << 10)
@@ -148,8 +159,8 @@
  * Regular files smaller than this that cat opens itself are read with one
  * read() straight into the output buffer (fio_readfile) and their bytes
  * coalesced with the next files' into FIO_CAT_BUF writes; larger ones are
- * spliced or copied in the kernel. 4000 files of one size on tmpfs into a
- * read() reader, ms, one-shot read / splice, 3 runs: 4 KiB 32-38/71-104,
+ * spliced or copied in the kernel. fc-v669, 4000 files of one size on
+ * tmpfs into a read() reader, ms, one-shot read / splice, 3 runs: 4 KiB 32-38/71-104,
  * 8 KiB 37-47/70-97, 16 KiB 56-80/73-76, 32 KiB 124-153/78-80, 64 KiB
  * 295-680/96-102. Into a tmpfs file: 4 KiB 27-31/34-35, 16 KiB 55-58/60-77.
  */
@@ -159,8 +170,8 @@
 
 /*
  * Most descriptors cat keeps open to close them with one close_range(),
- * far below the usual 1024-descriptor soft limit. 100,000 tiny files on
- * tmpfs through xargs, ms, 5 runs: closed one by one 490-510, in batches
+ * far below the usual 1024-descriptor soft limit. fc-v669, 100,000 tiny
+ * files on tmpfs through xargs, ms, 5 runs: closed one by one 490-510, in batches
  * of 256 429-457 (busybox 539-561).
  */
 #ifndef FIO_CLOSE_BATCH
