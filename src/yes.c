@@ -69,6 +69,7 @@ main(int argc, char *argv[])
 	    {NULL, 0, NULL, 0},
 	};
 	static char *default_args[] = {"y"};
+	struct fio_fd out;
 	char **args;
 	char *line;
 	size_t len;
@@ -104,7 +105,8 @@ main(int argc, char *argv[])
 		return EXIT_FAILURE;
 	}
 	(void)fio_init();
-	if (fio_repeat(STDOUT_FILENO, line, len, FIO_FOREVER, NULL) < 0)
+	(void)fio_classify(STDOUT_FILENO, &out);
+	if (fio_repeat(&out, line, len, FIO_FOREVER, NULL) < 0)
 		prog_warn(errno, "standard output");
 	/* Never vmspliced: fio_repeat hands the kernel copies of it. */
 	free(line);

@@ -16,25 +16,6 @@
 #include "fastio/fastio.h"
 #include "spawn.h"
 
-static int
-temp_fd(const char *data, int flags)
-{
-	char path[] = "/tmp/fastio-unit-XXXXXX";
-	int fd = mkstemp(path);
-
-	ck_assert_int_ge(fd, 0);
-	if (data != NULL)
-		ck_assert_int_eq(write(fd, data, strlen(data)),
-				 (ssize_t)strlen(data));
-	if (flags) {
-		close(fd);
-		fd = open(path, O_WRONLY | flags);
-		ck_assert_int_ge(fd, 0);
-	}
-	unlink(path);
-	return fd;
-}
-
 static enum fio_kind
 kind_of(int fd)
 {
@@ -60,13 +41,13 @@ START_TEST(classify_files)
 {
 	static const char *const disks[] = {"/dev/vda", "/dev/sda",
 					    "/dev/nvme0n1", "/dev/loop0"};
-	int fd = temp_fd("data", 0);
+	int fd = spawn_temp_fd("data", 0);
 	struct stat st;
 	size_t i;
 
 	ck_assert_int_eq(kind_of(fd), FIO_REGULAR);
 	close(fd);
-	fd = temp_fd(NULL, 0);
+	fd = spawn_temp_fd(NULL, 0);
 	ck_assert_int_eq(kind_of(fd), FIO_SPECIAL); /* empty: size untrusted */
 	close(fd);
 	ck_assert_int_eq(kind_of_path("/proc/self/status"), FIO_SPECIAL);
@@ -121,7 +102,7 @@ START_TEST(classify_streams)
 	ck_assert_int_eq(kind_of_path(ptsname(m)), FIO_TTY);
 	close(m);
 
-	m = temp_fd("x", O_APPEND);
+	m = spawn_temp_fd("x", O_APPEND);
 	ck_assert_int_eq(fio_classify(m, &f), 0);
 	ck_assert(f.flags & FIO_APPEND);
 	ck_assert(!(f.flags & FIO_NONBLOCK));
@@ -132,7 +113,7 @@ END_TEST
 START_TEST(classify_closed)
 {
 	struct fio_fd f;
-	int fd = temp_fd(NULL, 0);
+	int fd = spawn_temp_fd(NULL, 0);
 
 	close(fd);
 	errno = 0;
@@ -199,6 +180,17 @@ assert_repeated(const char *got, size_t got_len, const char *pat, size_t plen,
 	    msg);
 }
 
+/* fio_repeat on a descriptor classified just before. */
+static int
+repeat_fd(int fd, const void *pat, size_t len, uint64_t limit,
+	  enum fio_strategy *used)
+{
+	struct fio_fd f;
+
+	(void)fio_classify(fd, &f);
+	return fio_repeat(&f, pat, len, limit, used);
+}
+
 /* fio_repeat into a pipe read by a child; returns what arrived. */
 static char *
 repeat_through_pipe(const char *pat, size_t plen, size_t limit,
@@ -220,7 +212,7 @@ repeat_through_pipe(const char *pat, size_t plen, size_t limit,
 	}
 	close(p[0]);
 	close(q[1]);
-	ck_assert_int_eq(fio_repeat(p[1], pat, plen, limit, used), 0);
+	ck_assert_int_eq(repeat_fd(p[1], pat, plen, limit, used), 0);
 	close(p[1]);
 	got = slurp(q[0], got_len);
 	close(q[0]);
@@ -261,12 +253,12 @@ START_TEST(repeat_file_falls_back)
 {
 	static const char pat[] = "abc\n";
 	enum fio_strategy used = FIO_STRATEGY_COUNT;
-	int fd = temp_fd(NULL, 0);
+	int fd = spawn_temp_fd(NULL, 0);
 	size_t len;
 	char *got;
 
 	fio_reset();
-	ck_assert_int_eq(fio_repeat(fd, pat, 4, 5000001, &used), 0);
+	ck_assert_int_eq(repeat_fd(fd, pat, 4, 5000001, &used), 0);
 	ck_assert_int_eq(used, FIO_WRITE);
 	lseek(fd, 0, SEEK_SET);
 	got = slurp(fd, &len);
@@ -290,7 +282,7 @@ START_TEST(repeat_read_end_untouched)
 	ck_assert_int_eq(pipe(p), 0);
 	ck_assert_int_eq(write(p[1], "keep", 4), 4);
 	errno = 0;
-	ck_assert_int_eq(fio_repeat(p[0], "y\n", 2, 100, NULL), -1);
+	ck_assert_int_eq(repeat_fd(p[0], "y\n", 2, 100, NULL), -1);
 	ck_assert_int_eq(errno, EBADF);
 	ck_assert_int_eq(read(p[0], b, sizeof b), 4);
 	ck_assert_str_eq(b, "keep");
@@ -309,17 +301,17 @@ START_TEST(repeat_errors)
 	close(p[0]);
 	signal(SIGPIPE, SIG_IGN);
 	errno = 0;
-	ck_assert_int_eq(fio_repeat(p[1], "y\n", 2, FIO_FOREVER, NULL), -1);
+	ck_assert_int_eq(repeat_fd(p[1], "y\n", 2, FIO_FOREVER, NULL), -1);
 	ck_assert_int_eq(errno, EPIPE);
 	close(p[1]);
 	fd = open("/dev/full", O_WRONLY);
-	ck_assert_int_eq(fio_repeat(fd, "y\n", 2, FIO_FOREVER, NULL), -1);
+	ck_assert_int_eq(repeat_fd(fd, "y\n", 2, FIO_FOREVER, NULL), -1);
 	ck_assert_int_eq(errno, ENOSPC);
 	close(fd);
 	errno = 0;
-	ck_assert_int_eq(fio_repeat(fd, "y\n", 2, 10, NULL), -1);
+	ck_assert_int_eq(repeat_fd(fd, "y\n", 2, 10, NULL), -1);
 	ck_assert_int_eq(errno, EBADF);
-	ck_assert_int_eq(fio_repeat(1, "", 0, 10, NULL), -1);
+	ck_assert_int_eq(repeat_fd(1, "", 0, 10, NULL), -1);
 	ck_assert_int_eq(errno, EINVAL);
 }
 END_TEST
@@ -338,7 +330,7 @@ START_TEST(repeat_nonblocking)
 	ck_assert_int_eq(pipe(p), 0);
 	fcntl(p[1], F_SETFL, O_NONBLOCK);
 	errno = 0;
-	ck_assert_int_eq(fio_repeat(p[1], "ab\n", 3, FIO_FOREVER, &used), -1);
+	ck_assert_int_eq(repeat_fd(p[1], "ab\n", 3, FIO_FOREVER, &used), -1);
 	ck_assert_int_eq(errno, EAGAIN);
 	close(p[1]);
 	got = slurp(p[0], &len);
@@ -415,108 +407,6 @@ START_TEST(write_all_short)
 }
 END_TEST
 
-/*
- * fio_readfile trusts a short read only when the file holds exactly the
- * st_size bytes fstat saw. A file that grew after fstat (st_size too
- * small), a FUSE-like file claiming size 0, and one that shrank must all
- * come back whole.
- */
-START_TEST(readfile_sizes)
-{
-	static const off_t claimed[] = {10, 0, 3, 100};
-	const char *data = "0123456789";
-	struct fio_fd in;
-	char buf[64];
-	ssize_t n;
-	int eof, fd = temp_fd(data, 0);
-
-	lseek(fd, 0, SEEK_SET);
-	ck_assert_int_eq(fio_classify(fd, &in), 0);
-	in.st.st_size = claimed[_i];
-	n = fio_readfile(&in, buf, sizeof buf, &eof);
-	ck_assert_int_eq(n, 10);
-	ck_assert(memcmp(buf, data, 10) == 0);
-	ck_assert_int_eq(eof, 1);
-	/* Room for less than the file: a short count without eof. */
-	lseek(fd, 0, SEEK_SET);
-	n = fio_readfile(&in, buf, 4, &eof);
-	ck_assert_int_eq(n, 4);
-	ck_assert_int_eq(eof, 0);
-	close(fd);
-}
-END_TEST
-
-/* fio_copy says which side failed, whichever strategy was moving bytes. */
-START_TEST(copy_error_side)
-{
-	static const char *const disable[] = {"", "all"};
-	struct fio_fd in, out;
-	enum fio_side side;
-	char buf[4096];
-	int fd = temp_fd("some bytes", 0), full, dir;
-
-	fio_reset();
-	ck_assert_int_eq(fio_disable(disable[_i]), 0);
-	lseek(fd, 0, SEEK_SET);
-	full = open("/dev/full", O_WRONLY);
-	ck_assert_int_eq(fio_classify(fd, &in), 0);
-	ck_assert_int_eq(fio_classify(full, &out), 0);
-	ck_assert_int_eq(fio_copy(&in, &out, buf, sizeof buf, NULL, &side), -1);
-	ck_assert_int_eq(errno, ENOSPC);
-	ck_assert_int_eq(side, FIO_SIDE_OUTPUT);
-
-	dir = open("/", O_RDONLY | O_DIRECTORY);
-	ck_assert_int_eq(fio_classify(dir, &in), 0);
-	ck_assert_int_eq(fio_copy(&in, &out, buf, sizeof buf, NULL, &side), -1);
-	ck_assert_int_eq(errno, EISDIR);
-	ck_assert_int_eq(side, FIO_SIDE_INPUT);
-	close(dir);
-	close(full);
-	close(fd);
-	fio_reset();
-}
-END_TEST
-
-/* The strategy each pair of kinds gets, and what it moved. */
-START_TEST(copy_strategies)
-{
-	int p[2], fd = temp_fd("0123456789", 0), out = temp_fd(NULL, 0);
-	enum fio_strategy used;
-	struct fio_fd fin, fout;
-	char buf[64];
-
-	fio_reset();
-	ck_assert_int_eq(pipe(p), 0);
-	lseek(fd, 0, SEEK_SET);
-	ck_assert_int_eq(fio_classify(fd, &fin), 0);
-	ck_assert_int_eq(fio_classify(out, &fout), 0);
-	ck_assert_int_eq(fio_copy(&fin, &fout, buf, sizeof buf, &used, NULL),
-			 0);
-	ck_assert_int_eq(used, FIO_COPY_FILE_RANGE);
-	ck_assert_int_eq(pread(out, buf, sizeof buf, 0), 10);
-
-	lseek(fd, 0, SEEK_SET);
-	ck_assert_int_eq(fio_classify(p[1], &fout), 0);
-	ck_assert_int_eq(fio_copy(&fin, &fout, buf, sizeof buf, &used, NULL),
-			 0);
-	ck_assert_int_eq(used, FIO_SPLICE);
-	ck_assert_int_eq(read(p[0], buf, sizeof buf), 10);
-	ck_assert(memcmp(buf, "0123456789", 10) == 0);
-
-	fio_disable("splice");
-	lseek(fd, 0, SEEK_SET);
-	ck_assert_int_eq(fio_copy(&fin, &fout, buf, sizeof buf, &used, NULL),
-			 0);
-	ck_assert_int_eq(used, FIO_WRITE);
-	ck_assert_int_eq(read(p[0], buf, sizeof buf), 10);
-	fio_reset();
-	close(p[0]);
-	close(p[1]);
-	close(fd);
-	close(out);
-}
-END_TEST
-
 static Suite *
 fastio_suite(void)
 {
@@ -538,9 +428,6 @@ fastio_suite(void)
 	tcase_add_loop_test(tc, repeat_nonblocking, 0, 4);
 	tcase_add_test(tc, pipe_grow_unprivileged);
 	tcase_add_test(tc, write_all_short);
-	tcase_add_loop_test(tc, readfile_sizes, 0, 4);
-	tcase_add_loop_test(tc, copy_error_side, 0, 2);
-	tcase_add_test(tc, copy_strategies);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -98,8 +98,8 @@ apply(void *arg)
 static const struct {
 	const char *opt, *env;
 } readers[] = {
-    {NULL, NULL},		   /* splice through its own pipe */
-    {NULL, "FASTIO_DISABLE=all"},  /* read()/write() */
+    {NULL, NULL},		  /* splice through its own pipe */
+    {NULL, "FASTIO_DISABLE=all"}, /* read()/write() */
     {"-n", NULL},		  /* formatting, the 64-byte loop */
     {"-n", "FASTIO_CAT_SCAN=8"},  /* the portable loops */
     {"-v", "FASTIO_CAT_SCAN=16"}, /* the general SSE2 loop */
@@ -166,8 +166,12 @@ END_TEST
  */
 #define CUT_FILE (8u << 20)
 static const size_t cuts[] = {
-    (3u << 20) - 1,	      (3u << 20),		(3u << 20) + 1,
-    (25u << 17) - 1,	      (25u << 17) + 1,		(4u << 20) + 4096,
+    (3u << 20) - 1,
+    (3u << 20),
+    (3u << 20) + 1,
+    (25u << 17) - 1,
+    (25u << 17) + 1,
+    (4u << 20) + 4096,
     (4u << 20) + 64 * 1000 + 63,
 };
 #define NCUTS (int)(sizeof cuts / sizeof cuts[0])

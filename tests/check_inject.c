@@ -786,17 +786,17 @@ START_TEST(signal_storm)
 		int file;     /* the producer reads a file of "y\n" */
 		unsigned mib; /* bytes to move */
 	} cases[] = {
-	    {NULL, {"yes"}, 0, 1024},		/* tee */
-	    {"tee", {"yes"}, 0, 1024},		/* vmsplice */
-	    {"all", {"yes"}, 0, 128},		/* write */
-	    {NULL, {"cat", "@"}, 1, 1024},	/* splice through a pipe */
-	    {"all", {"cat", "@"}, 1, 128},	/* read/write */
-	    {NULL, {"cat", "-v", "@"}, 1, 128}, /* formatting */
+	    {NULL, {"yes"}, 0, 1024},		  /* tee */
+	    {"tee", {"yes"}, 0, 1024},		  /* vmsplice */
+	    {"all", {"yes"}, 0, 128},		  /* write */
+	    {NULL, {"cat", "@"}, 1, 1024},	  /* splice through a pipe */
+	    {"all", {"cat", "@"}, 1, 128},	  /* read/write */
+	    {NULL, {"cat", "-v", "@"}, 1, 128},	  /* formatting */
 	    {NULL, {"pipebench", "-Q"}, 1, 1024}, /* splice file to pipe */
 	};
 	size_t bytes = (size_t)cases[_i].mib << 20;
 	char limit[32], want[64];
-	const char *argv[12] = {"pipebench", "-Q",	"--expect-line=y",
+	const char *argv[12] = {"pipebench", "-Q",     "--expect-line=y",
 				limit,	     "--json", "--exec",
 				"--"};
 	const char *env[5] = {NULL};

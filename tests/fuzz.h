@@ -24,7 +24,7 @@ struct cat_run {
 	struct cat_opts opt;
 	int scan;
 	uint64_t first_line; /* the number -n gives the first line */
-	size_t out_cap;	     /* cat's output buffer, at least SLACK + 1 */
+	size_t out_cap;	     /* cat's output buffer, > CATFMT_SLACK */
 	uint64_t seed;	     /* cuts the input into reads and files */
 };
 

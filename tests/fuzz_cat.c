@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cat's formatting engine against a byte-at-a-time reference. The engine
- * is src/cat.c itself, compiled in with its main() renamed and its output
- * descriptor pointed at a memfd; its buffers are allocated to the exact
- * size each loop is promised, so a sanitizer sees any step past them.
+ * cat's formatting engine (src/catfmt.c) against a byte-at-a-time
+ * reference. Its buffers are allocated to the exact size each loop is
+ * promised, so a sanitizer sees any step past them; its output goes to a
+ * memfd through a flush of our own.
  */
 #include "config.h"
 
@@ -13,34 +13,33 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "catfmt.h"
 #include "fuzz.h"
 
 static int fuzz_out = -1;
-#undef STDOUT_FILENO
-#define STDOUT_FILENO fuzz_out
-#define main	      cat_main
-int cat_main(int argc, char *argv[]);
-#include "cat.c"
-#undef main
 
-/* Start -n's counter at first (setup_shown() starts it at 1). */
 static void
-seed_counter(uint64_t first)
+flush_to_memfd(struct cat_out *b)
 {
-	char digits[24];
-	int n =
-	    snprintf(digits, sizeof digits, "%llu", (unsigned long long)first);
+	size_t n = (size_t)(b->o - b->buf);
 
-	memcpy(NUM_LAST + 1 - n, digits, (size_t)n);
-	num_start =
-	    NUM_LAST + 1 - n < NUM_LAST - 5 ? NUM_LAST + 1 - n : NUM_LAST - 5;
-	memcpy(num_word, num_start, sizeof num_word);
+	if (n > 0 && write(fuzz_out, b->buf, n) != (ssize_t)n)
+		abort();
+	b->o = b->buf;
 }
 
 char *
 fuzz_cat_engine(const struct cat_run *r, const unsigned char *in, size_t len,
 		size_t *out_len)
 {
+	struct cat_options opt = {r->opt.n || r->opt.b,
+				  r->opt.b,
+				  r->opt.s,
+				  r->opt.E,
+				  r->opt.T,
+				  r->opt.v};
+	struct cat_out out;
+	struct catfmt f;
 	uint64_t s = r->seed;
 	size_t n, done = 0;
 	char *buf, *res;
@@ -48,48 +47,33 @@ fuzz_cat_engine(const struct cat_run *r, const unsigned char *in, size_t len,
 
 	if (fuzz_out < 0 && (fuzz_out = memfd_create("cat-out", 0)) < 0)
 		abort();
-	memset(&opt, 0, sizeof opt);
-	opt.number = r->opt.n || r->opt.b;
-	opt.nonblank = r->opt.b;
-	opt.squeeze = r->opt.s;
-	opt.ends = r->opt.E;
-	opt.tabs = r->opt.T;
-	opt.nonprint = r->opt.v;
-	if (r->scan == 8)
-		setenv("FASTIO_CAT_SCAN", "8", 1);
-	else if (r->scan == 16)
-		setenv("FASTIO_CAT_SCAN", "16", 1);
-	else
-		unsetenv("FASTIO_CAT_SCAN");
-	newlines = 0;
-	pending_cr = 0;
-	setup_shown();
-	seed_counter(r->first_line);
-	obuf = o = malloc(r->out_cap);
-	if (obuf == NULL)
+	out.buf = out.o = malloc(r->out_cap);
+	if (out.buf == NULL)
 		abort();
-	olimit = obuf + r->out_cap - SLACK;
+	out.limit = out.buf + r->out_cap - CATFMT_SLACK;
+	out.flush = flush_to_memfd;
+	catfmt_init(&f, &opt, &out, (enum catfmt_scan)r->scan);
+	catfmt_number_from(&f, r->first_line);
 
-	/* Each read in its own buffer, with exactly the MAX_BLOCK bytes of
-	 * slack the loops may read, filled with junk that must not show. */
+	/* Each read in its own buffer, with exactly the CATFMT_OVERREAD bytes
+	 * of slack the loops may read, filled with junk that must not show. */
 	while (done < len) {
 		n = fuzz_chunk(&s, len - done);
-		buf = malloc(n + MAX_BLOCK);
+		buf = malloc(n + CATFMT_OVERREAD);
 		if (buf == NULL)
 			abort();
 		memcpy(buf, in + done, n);
-		memset(buf + n, (int)(fuzz_rand(&s) & 0xff), MAX_BLOCK);
-		format_buffer(buf, buf + n);
+		memset(buf + n, (int)(fuzz_rand(&s) & 0xff), CATFMT_OVERREAD);
+		catfmt_buffer(&f, buf, buf + n);
 		free(buf);
 		done += n;
 		/* A file boundary or a read that would block: cat flushes. */
 		if ((fuzz_rand(&s) & 7) == 0)
-			flush();
+			out.flush(&out);
 	}
-	if (pending_cr)
-		*o++ = '\r';
-	flush();
-	free(obuf);
+	catfmt_finish(&f);
+	out.flush(&out);
+	free(out.buf);
 
 	end = lseek(fuzz_out, 0, SEEK_CUR);
 	res = malloc((size_t)end + 1);
@@ -229,7 +213,8 @@ fuzz_cat_one(const uint8_t *data, size_t size, char *why, size_t why_size)
 	r.opt.T = data[0] >> 4 & 1;
 	r.opt.v = data[0] >> 5 & 1;
 	r.scan = scans[data[0] >> 6];
-	r.out_cap = data[1] == 255 ? OUT_CAP : SLACK + 1 + (size_t)data[1] * 37;
+	r.out_cap = data[1] == 255 ? 2 * CAT_BUF + CATFMT_SLACK
+				   : CATFMT_SLACK + 1 + (size_t)data[1] * 37;
 	r.first_line = below[data[2] & 7];
 	if (r.first_line > (uint64_t)(data[2] >> 3))
 		r.first_line -= data[2] >> 3;

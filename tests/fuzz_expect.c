@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pipebench's --expect-line and --expect-file checker against a reference
- * that compares byte by byte. The checker is src/pipebench.c compiled in
- * with its main() renamed and its stderr pointed at a memory stream, so
- * the reported byte offset and line number can be compared too.
+ * pipebench's --expect-line and --expect-file checker (src/pb_verify.c)
+ * against a reference that compares byte by byte; its reports go to a
+ * memory stream, so the byte offset and line number can be compared too.
  */
 #include "config.h"
 
@@ -14,15 +13,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-
-static FILE *fuzz_err;
-#undef stderr
-#define stderr fuzz_err
-#define main   pipebench_main
-int pipebench_main(int argc, char *argv[]);
-#include "pipebench.c"
-#undef main
-#undef stderr
+#include "pipebench.h"
 
 /* What a run reports: nothing, a mismatch, or a stream shorter than the
  * file, with the byte offset and the line number. */
@@ -82,6 +73,7 @@ fuzz_expect_one(const uint8_t *data, size_t size, char *why, size_t why_size)
 	char *line = NULL, path[64], *msg = NULL, *buf;
 	size_t msg_len = 0;
 	struct report got, ref = {SAME, 0, 0};
+	struct pb_expect e;
 	int fd = -1, rc = 0, bad = 0;
 
 	if (size < 9)
@@ -142,26 +134,24 @@ fuzz_expect_one(const uint8_t *data, size_t size, char *why, size_t why_size)
 		ref = (struct report){SHORT, slen, lines_upto(stream, slen)};
 
 	/* The checker, fed the stream in reads of random sizes. */
-	memset(&expect, 0, sizeof expect);
-	opt.expect_line = opt.expect_file = NULL;
 	if (file_mode) {
 		fd = memfd_create("expected", 0);
 		if (fd < 0 || write(fd, want, flen) != (ssize_t)flen)
 			abort();
 		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-		opt.expect_file = path;
+		if (pb_expect_file(&e, path) < 0)
+			abort();
 	} else {
 		line = malloc(plen + 1);
 		if (line == NULL)
 			abort();
 		memcpy(line, pat, plen);
 		line[plen] = '\0';
-		opt.expect_line = line;
+		if (pb_expect_line(&e, line) < 0)
+			abort();
 	}
-	if (load_expected() < 0)
-		abort();
-	fuzz_err = open_memstream(&msg, &msg_len);
-	if (fuzz_err == NULL)
+	e.err = open_memstream(&msg, &msg_len);
+	if (e.err == NULL)
 		abort();
 	for (done = 0; done < slen && !bad; done += n) {
 		n = fuzz_chunk(&seed, slen - done);
@@ -169,12 +159,12 @@ fuzz_expect_one(const uint8_t *data, size_t size, char *why, size_t why_size)
 		if (buf == NULL)
 			abort();
 		memcpy(buf, stream + done, n);
-		bad = verify(buf, n, done) < 0;
+		bad = pb_verify(&e, buf, n, done) < 0;
 		free(buf);
 	}
 	if (!bad)
-		(void)verify_end(slen);
-	fclose(fuzz_err);
+		(void)pb_verify_end(&e, slen);
+	fclose(e.err);
 	got = parse(msg);
 	if (got.what != ref.what || got.byte != ref.byte ||
 	    got.line != ref.line) {
@@ -190,7 +180,7 @@ fuzz_expect_one(const uint8_t *data, size_t size, char *why, size_t why_size)
 		rc = -1;
 	}
 	free(msg);
-	free(expect.buf);
+	free(e.buf);
 	free(line);
 	free(pat);
 	free(want);

@@ -698,6 +698,18 @@ spawn_temp_path(const char *data, size_t len)
 	return path;
 }
 
+int
+spawn_temp_fd(const char *data, int flags)
+{
+	char *path = spawn_temp_path(data ? data : "", data ? strlen(data) : 0);
+	int fd = open(path, O_RDWR | flags);
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	free(path);
+	return fd;
+}
+
 static int
 version_runs_under(const char *prog, unsigned long limit)
 {

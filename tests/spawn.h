@@ -99,6 +99,12 @@ char *spawn_lines(size_t len, const char *format);
 char *spawn_temp_path(const char *data, size_t len);
 
 /*
+ * A descriptor of a new, already unlinked file under /tmp holding the
+ * string data (NULL: empty), opened O_RDWR | flags at offset 0.
+ */
+int spawn_temp_fd(const char *data, int flags);
+
+/*
  * The smallest RLIMIT_AS (to 64 KiB) under which `prog --version` runs:
  * the base for tests that run a tool a little above it, as GNU's do.
  */

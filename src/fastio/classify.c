@@ -122,7 +122,10 @@ fio_classify(int fd, struct fio_fd *f)
 int
 fio_classify_opened(int fd, int open_flags, struct fio_fd *f)
 {
-	return classify(fd, open_flags, f);
+	int rc = classify(fd, open_flags, f);
+
+	f->flags |= FIO_AT_START;
+	return rc;
 }
 
 const char *

@@ -4,11 +4,13 @@
 
 /*
  * libfastio: classify file descriptors once, then move bytes between them
- * with the fastest strategy the kernel accepts for that pair of kinds.
+ * with the fastest strategy the kernel accepts for that pair of kinds. The
+ * programs say what to move (a pattern forever, or an input to an output);
+ * this library alone decides how.
  *
- * Contract shared by every strategy: it returns FIO_DONE when the job is
- * finished, FIO_UNSUPPORTED when the kernel refused it before the first byte
- * moved (the caller tries the next strategy, output is unaffected), or
+ * Contract shared by every strategy: it returns FIO_DONE when its step or
+ * job is finished, FIO_UNSUPPORTED when the kernel refused it before the
+ * first byte moved (the next strategy is tried, output is unaffected), or
  * FIO_ERROR with errno set once bytes have moved or on a real error.
  *
  * No function here prints or exits; failures come back as -1 with errno.
@@ -18,7 +20,6 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/uio.h>
 
 enum fio_kind {
 	FIO_UNKNOWN, /* fstat failed (closed fd): plain read/write only */
@@ -39,6 +40,7 @@ enum fio_kind {
 #define FIO_WRITABLE 0x2u
 #define FIO_APPEND   0x4u
 #define FIO_NONBLOCK 0x8u
+#define FIO_AT_START 0x10u /* just opened by the caller: at offset 0 */
 
 struct fio_fd {
 	int fd;
@@ -57,7 +59,7 @@ enum fio_strategy {
 	FIO_SPLICE,
 	FIO_COPY_FILE_RANGE,
 	FIO_SENDFILE,
-	FIO_READFILE,
+	FIO_READFILE, /* a small file in one read(), into the buffer */
 	FIO_STRATEGY_COUNT
 };
 
@@ -72,9 +74,10 @@ enum fio_strategy {
 int fio_classify(int fd, struct fio_fd *f);
 
 /*
- * fio_classify_opened: the same for a descriptor the caller opened itself
- * with open_flags, saving the fcntl(F_GETFL) (one syscall per file counts
- * when cat reads thousands of small files).
+ * fio_classify_opened: the same for a descriptor the caller has just
+ * opened itself with open_flags, saving the fcntl(F_GETFL) (one syscall
+ * per file counts when cat reads thousands of small files); the record
+ * says FIO_AT_START, which lets a small file be read in one read().
  */
 int fio_classify_opened(int fd, int open_flags, struct fio_fd *f);
 
@@ -112,71 +115,124 @@ const char *fio_strategy_name(enum fio_strategy s);
 size_t fio_pipe_grow(int fd, size_t want);
 
 /*
- * Lowest layer: each moves at most FIO_MAX_IO bytes per call (vmsplice: and
- * at most IOV_MAX segments) and retries EINTR; nothing above this layer sees
- * EINTR. Return as the syscall does.
- */
-ssize_t fio_read(int fd, void *buf, size_t len);
-ssize_t fio_write(int fd, const void *buf, size_t len);
-ssize_t fio_vmsplice(int fd, const struct iovec *iov, size_t count,
-		     unsigned flags);
-ssize_t fio_tee(int in, int out, size_t len, unsigned flags);
-ssize_t fio_splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
-		   unsigned flags);
-ssize_t fio_copy_file_range(int in, int out, size_t len);
-ssize_t fio_sendfile(int out, int in, size_t len);
-
-/*
- * fio_refused: nonzero if err, from a zero-copy call (vmsplice, tee,
- * splice, copy_file_range, sendfile) that moved nothing yet, means the
- * kernel cannot serve these descriptors that way, so read()/write() should
- * take over; zero if it is the input's or output's own error, which
- * read()/write() would report just the same.
- */
-int fio_refused(int err);
-
-/*
  * fio_write_all: write all len bytes, continuing after short writes from
- * where they stopped. Returns 0, or -1 with errno (a write that returns 0 is
- * reported as ENOSPC, as GNU's full_write does).
+ * where they stopped, retrying EINTR. Returns 0, or -1 with errno (a write
+ * that returns 0 is reported as ENOSPC, as GNU's full_write does).
  */
 int fio_write_all(int fd, const void *buf, size_t len);
 
 /*
- * fio_repeat: write the len-byte pattern to fd again and again, limit bytes
- * in all (FIO_FOREVER: until an error). The stream is exactly the pattern
- * repeated, whatever the chunk and pattern sizes. Pipes get zero-copy
- * strategies; a buffer handed to the kernel is never written or unmapped
- * afterwards. If used is not NULL it receives the strategy that moved the
- * bytes. Returns 0 when limit bytes went out, or -1 with errno.
+ * fio_repeat: write the len-byte pattern to out again and again, limit
+ * bytes in all (FIO_FOREVER: until an error). The stream is exactly the
+ * pattern repeated, whatever the chunk and pattern sizes. Pipes get
+ * zero-copy strategies; a buffer handed to the kernel is never written or
+ * unmapped afterwards. If used is not NULL it receives the strategy that
+ * moved the bytes. Returns 0 when limit bytes went out, or -1 with errno.
  */
-int fio_repeat(int fd, const void *pattern, size_t len, uint64_t limit,
-	       enum fio_strategy *used);
+int fio_repeat(const struct fio_fd *out, const void *pattern, size_t len,
+	       uint64_t limit, enum fio_strategy *used);
 
-/* Which end of a copy failed. */
+/* Which end of a move failed. */
 enum fio_side { FIO_SIDE_INPUT, FIO_SIDE_OUTPUT };
 
+/* Bits of fio_pump_init's flags. */
+#define FIO_PUMP_USER                                                          \
+	0x1u /* the bytes pass through buf, where the                          \
+	      * caller sees them between fill and flush */
+#define FIO_PUMP_SIGNALS                                                       \
+	0x2u /* a signal ends a waiting call: -1/EINTR,                        \
+	      * nothing lost, the call may be repeated */
+#define FIO_PUMP_GATHER                                                        \
+	0x4u /* bytes read from regular files wait in                          \
+	      * buf for the next input's (few, big writes) */
+
 /*
- * fio_copy: copy in to out, from the current offsets to in's end of file.
- * Picks by the pair of kinds: copy_file_range (regular to regular), splice
- * (regular to pipe, pipe to pipe, regular file or socket), sendfile
- * (regular to socket); a strategy refused before its first byte, and
- * every other pair, uses read()/write() through buf (size bytes). Returns
- * 0, or -1 with errno and *side telling whether reading or writing failed.
- * If used is not NULL it receives the strategy that moved the bulk of the
- * bytes (FIO_WRITE if only read()/write() did).
+ * A pump moves the bytes of one input after another to one output, step
+ * by step: fill takes bytes in, flush sends what is held on. It picks its
+ * strategy for each input from the pair of kinds (copy_file_range between
+ * files, sendfile to a socket, splice from a pipe, splice through a
+ * private pipe from a file to a pipe, one read() for a small file just
+ * opened, read()/write() through buf otherwise), and downgrades to
+ * read()/write() from the same offsets whenever the kernel path refuses,
+ * fails or stops early: then a failing step is repeated by calls whose
+ * errors belong to one side, and a 0 is confirmed by a read (zero-copy
+ * calls return 0 early on procfs, sysfs and FUSE). Callers never see which
+ * path ran, except through fio_pump_strategy. The fields are the pump's;
+ * callers read held, total and side.
+ */
+struct fio_pump {
+	const struct fio_fd *in, *out;
+	enum fio_strategy strategy; /* moving this input's bytes now */
+	unsigned flags;
+	char *buf; /* size bytes; buf[0..held) waits for the output */
+	size_t size, held;
+	uint64_t left;	/* bytes of this input the limit still allows */
+	uint64_t got;	/* bytes taken from this input */
+	uint64_t total; /* bytes delivered to the output, all inputs */
+	int mid[2];	/* the private pipe, once a file met a pipe */
+	size_t in_mid;	/* bytes waiting in it */
+	size_t mid_size, out_pipe; /* their pipes' capacities once grown */
+	size_t chunk;		   /* bytes per zero-copy call */
+	int eof;		   /* this input is known to be at its end */
+	enum fio_side side;	   /* after a failure: the side that failed */
+};
+
+/*
+ * fio_pump_init: a pump from in to out through buf (size bytes, where the
+ * user path reads; nothing past buf + size is touched), stopping after
+ * limit bytes of the input (FIO_FOREVER: at its end). in may be NULL:
+ * then fio_pump_next gives the first input.
+ */
+void fio_pump_init(struct fio_pump *p, const struct fio_fd *in,
+		   const struct fio_fd *out, char *buf, size_t size,
+		   uint64_t limit, unsigned flags);
+
+/* fio_pump_next: go on with another input; held bytes stay held. */
+void fio_pump_next(struct fio_pump *p, const struct fio_fd *in, uint64_t limit);
+
+/*
+ * fio_pump_fill: take the next bytes of the input: into buf (user path),
+ * into the private pipe, or (copy_file_range, sendfile, splice from a
+ * pipe) straight to the output, as one call of the kernel does both.
+ * Returns the bytes taken, 0 at the end of the input or of the limit, or
+ * -1 with errno and p->side.
+ */
+ssize_t fio_pump_fill(struct fio_pump *p);
+
+/*
+ * fio_pump_flush: send the held bytes on; with FIO_PUMP_GATHER, bytes of
+ * regular files wait while buf is less than half full. Returns 0, or -1
+ * with errno (p->side says which side; with FIO_PUMP_SIGNALS, EINTR
+ * leaves the unsent bytes held).
+ */
+int fio_pump_flush(struct fio_pump *p);
+
+/* fio_pump_flush_all: send every held byte on. Returns as flush does. */
+int fio_pump_flush_all(struct fio_pump *p);
+
+/*
+ * fio_pump_keep: of the bytes the last fill put in buf (user path), only
+ * the first n stay to be flushed: the caller stopped there (a line limit),
+ * or wrote them its own way (n = 0).
+ */
+void fio_pump_keep(struct fio_pump *p, size_t n);
+
+/* fio_pump_data: the held bytes of the user path (NULL on a kernel path). */
+const char *fio_pump_data(const struct fio_pump *p, size_t *len);
+
+/* fio_pump_strategy: the strategy moving the current input's bytes. */
+enum fio_strategy fio_pump_strategy(const struct fio_pump *p);
+
+/* fio_pump_end: release the private pipe (held bytes are dropped). */
+void fio_pump_end(struct fio_pump *p);
+
+/*
+ * fio_copy: a pump from in to out through buf until in's end of file.
+ * Returns 0, or -1 with errno and *side telling whether reading or
+ * writing failed. If used is not NULL it receives the strategy that moved
+ * the bulk of the bytes (FIO_WRITE if only read()/write() did).
  */
 int fio_copy(const struct fio_fd *in, const struct fio_fd *out, void *buf,
 	     size_t size, enum fio_strategy *used, enum fio_side *side);
-
-/*
- * fio_readfile: read a small regular file that is at offset 0 into buf
- * (room bytes) with as few read() calls as its size allows: usually one,
- * without the read that returns 0 (see copy.c for why that is safe). Sets
- * *eof when the whole file was read. Returns the bytes read, or -1 with
- * errno if the first read failed; a later error shows as a short count
- * without *eof, and the next read reports it again.
- */
-ssize_t fio_readfile(const struct fio_fd *in, void *buf, size_t room, int *eof);
 
 #endif

@@ -10,15 +10,19 @@
 #include <unistd.h>
 
 #include "fastio.h"
+#include "sys.h"
 #include "tune.h"
 
-/* The one place EINTR is retried; every byte-moving syscall goes through it. */
-#define RETRY(call)                                                            \
+/*
+ * The one place EINTR is retried; every byte-moving syscall goes through
+ * it. With once, the interrupted call returns -1/EINTR to its caller.
+ */
+#define RETRY(call, once)                                                      \
 	do {                                                                   \
 		ssize_t r_;                                                    \
 		do                                                             \
 			r_ = (call);                                           \
-		while (r_ < 0 && errno == EINTR);                              \
+		while (r_ < 0 && errno == EINTR && !(once));                   \
 		return r_;                                                     \
 	} while (0)
 
@@ -29,15 +33,15 @@ cap(size_t len)
 }
 
 ssize_t
-fio_read(int fd, void *buf, size_t len)
+fio_read(int fd, void *buf, size_t len, int once)
 {
-	RETRY(read(fd, buf, cap(len)));
+	RETRY(read(fd, buf, cap(len)), once);
 }
 
 ssize_t
-fio_write(int fd, const void *buf, size_t len)
+fio_write(int fd, const void *buf, size_t len, int once)
 {
-	RETRY(write(fd, buf, cap(len)));
+	RETRY(write(fd, buf, cap(len)), once);
 }
 
 ssize_t
@@ -52,42 +56,43 @@ fio_vmsplice(int fd, const struct iovec *iov, size_t count, unsigned flags)
 			break;
 		total += iov[i].iov_len;
 	}
-	RETRY(vmsplice(fd, iov, i, flags));
+	RETRY(vmsplice(fd, iov, i, flags), 0);
 }
 
 ssize_t
 fio_tee(int in, int out, size_t len, unsigned flags)
 {
-	RETRY(tee(in, out, cap(len), flags));
+	RETRY(tee(in, out, cap(len), flags), 0);
 }
 
 ssize_t
-fio_splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
-	   unsigned flags)
+fio_splice(int in, int out, size_t len, unsigned flags, int once)
 {
-	RETRY(splice(in, in_off, out, out_off, cap(len), flags));
+	RETRY(splice(in, NULL, out, NULL, cap(len), flags), once);
 }
 
 ssize_t
-fio_copy_file_range(int in, int out, size_t len)
+fio_copy_file_range(int in, int out, size_t len, int once)
 {
-	RETRY(copy_file_range(in, NULL, out, NULL, cap(len), 0));
+	RETRY(copy_file_range(in, NULL, out, NULL, cap(len), 0), once);
 }
 
 ssize_t
-fio_sendfile(int out, int in, size_t len)
+fio_sendfile(int out, int in, size_t len, int once)
 {
-	RETRY(sendfile(out, in, NULL, cap(len)));
+	RETRY(sendfile(out, in, NULL, cap(len)), once);
 }
 
 int
-fio_write_all(int fd, const void *buf, size_t len)
+fio_write_fully(int fd, const void *buf, size_t len, size_t *done, int once)
 {
 	const char *p = buf;
 	ssize_t n;
 
+	if (done != NULL)
+		*done = 0;
 	while (len > 0) {
-		n = fio_write(fd, p, len);
+		n = fio_write(fd, p, len, once);
 		if (n < 0)
 			return -1;
 		if (n == 0) {
@@ -96,8 +101,16 @@ fio_write_all(int fd, const void *buf, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
+		if (done != NULL)
+			*done += (size_t)n;
 	}
 	return 0;
+}
+
+int
+fio_write_all(int fd, const void *buf, size_t len)
+{
+	return fio_write_fully(fd, buf, len, NULL, 0);
 }
 
 static size_t

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fastio.h"
+#include "sys.h"
 #include "tune.h"
 
 struct repeat {
@@ -65,7 +66,7 @@ pump_write(struct repeat *r, size_t chunk)
 
 	chunk = whole_patterns(chunk, r->len);
 	while ((n = min_size(chunk, r->left)) > 0) {
-		k = fio_write(r->out.fd, r->buf + r->phase, n);
+		k = fio_write(r->out.fd, r->buf + r->phase, n, 0);
 		if (k <= 0) {
 			if (k == 0)
 				errno = ENOSPC;
@@ -175,12 +176,12 @@ fill_source(struct repeat *r, int fd, size_t cap)
 
 /* Move k bytes that tee() put in our middle pipe on to the output. */
 static enum fio_status
-drain(struct repeat *r, int mid, size_t k)
+splice_out(struct repeat *r, int mid, size_t k)
 {
 	ssize_t m;
 
 	while (k > 0) {
-		m = fio_splice(mid, NULL, r->out.fd, NULL, k, r->splice_flags);
+		m = fio_splice(mid, r->out.fd, k, r->splice_flags, 0);
 		if (m <= 0) {
 			if (m == 0)
 				errno = ENOSPC;
@@ -211,7 +212,7 @@ tee_loop(struct repeat *r, int src, int mid[2], size_t content)
 				errno = EIO; /* our own source pipe ran dry */
 			return failed(r);
 		}
-		st = drain(r, mid[0], (size_t)k);
+		st = splice_out(r, mid[0], (size_t)k);
 		if (st != FIO_DONE)
 			return st;
 	}
@@ -330,8 +331,8 @@ static const struct {
 };
 
 int
-fio_repeat(int fd, const void *pattern, size_t len, uint64_t limit,
-	   enum fio_strategy *used)
+fio_repeat(const struct fio_fd *out, const void *pattern, size_t len,
+	   uint64_t limit, enum fio_strategy *used)
 {
 	struct repeat r;
 	enum fio_status st = FIO_UNSUPPORTED;
@@ -343,9 +344,9 @@ fio_repeat(int fd, const void *pattern, size_t len, uint64_t limit,
 		return -1;
 	}
 	memset(&r, 0, sizeof r);
-	(void)fio_classify(fd, &r.out);
+	r.out = *out;
 	if (r.out.kind == FIO_PIPE)
-		r.out.pipe_size = fio_pipe_grow(fd, FIO_PIPE_SIZE);
+		r.out.pipe_size = fio_pipe_grow(r.out.fd, FIO_PIPE_SIZE);
 	if (r.out.flags & FIO_NONBLOCK)
 		r.splice_flags = SPLICE_F_NONBLOCK;
 	r.len = len;

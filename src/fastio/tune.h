@@ -3,7 +3,8 @@
 #define FASTIO_TUNE_H
 
 /*
- * Every measured constant of libfastio, with the measurement behind it,
+ * Every measured constant of libfastio, with the measurement behind it
+ * (the programs keep theirs: cat.c, pipebench.c),
  * each figure tagged with its machine (BENCHMARKS.md has both): two 2-core
  * AMD EPYC VMs, Debian 12, kernel 6.18.44 builds fc-v669 and fc-v769; on
  * fc-v769 a null syscall costs ~1 us and a pipe wake-up across CPUs 9-13
@@ -62,8 +63,8 @@
 
 /*
  * write() size for outputs that are not pipes. fc-v669, `yes` into a 2 GB
- * file, GiB/s, 3 runs: tmpfs 8 KiB 0.5-2.2, 128 KiB 2.6-2.8, 1 MiB 2.7-2.9; ext4
- * 0.4-0.8, 1.0-2.5, 1.4-4.9 (disk-bound, inconclusive). 128 KiB is GNU
+ * file, GiB/s, 3 runs: tmpfs 8 KiB 0.5-2.2, 128 KiB 2.6-2.8, 1 MiB 2.7-2.9;
+ * ext4 0.4-0.8, 1.0-2.5, 1.4-4.9 (disk-bound, inconclusive). 128 KiB is GNU
  * cat's size too.
  */
 #ifndef FIO_WRITE_CHUNK
@@ -112,13 +113,15 @@
 #define FIO_SMALL_CHUNK ((size_t)8 << 10)
 
 /*
- * splice() size per call when cat copies a pipe onward (the output pipe
- * is grown to FIO_PIPE_SIZE first). `yes | cat | reader`, splice/read
- * reader GiB/s:
- *   fc-v669, uutils' cat as producer, 3 runs (three processes on two
- *     cores, noisy): 64 KiB 22-33/5.1-7.7, 256 KiB 23-37/8.3-8.9, 1 MiB
- *     24-46/8.8-9.5.
- *   fc-v769, our yes, 7 runs: 256 KiB 18.2/16.2, 1 MiB 23.5/17.9.
+ * splice() size per call from a pipe (the pipes are grown to FIO_PIPE_SIZE
+ * first). `yes | X | reader`, splice/read reader GiB/s:
+ *   fc-v669, X = cat, uutils' cat as producer, 3 runs (three processes on
+ *     two cores, noisy): 64 KiB 22-33/5.1-7.7, 256 KiB 23-37/8.3-8.9,
+ *     1 MiB 24-46/8.8-9.5. X = pipebench -Q, our yes, 7 runs, splicing
+ *     reader: free 64 KiB 23.5, 256 KiB 21.9, 1 MiB 29.6; split (yes and
+ *     the pass-through on CPU 0) 20.1, 23.0, 23.8 (pv 1.6.20 in the same
+ *     runs: 21.1 and 15.7).
+ *   fc-v769, X = cat, our yes, 7 runs: 256 KiB 18.2/16.2, 1 MiB 23.5/17.9.
  * 1 MiB, a pipeful, on both. Regular files go through a private pipe
  * instead, a pipeful at a time.
  */
@@ -127,55 +130,17 @@
 #endif
 
 /*
- * Bytes per splice() of pipebench's pass-through (pipe to pipe, pipe to
- * /dev/null, file to pipe). fc-v669: our yes into pipebench -Q into pipebench
- * --compare splicing to /dev/null, 8 GiB, 7 interleaved runs, GiB/s
- * medians: free placement 64 KiB 23.5, 256 KiB 21.9, 1 MiB 29.6; split
- * (yes and the pass-through on CPU 0) 20.1, 23.0, 23.8. pv 1.6.20 in the
- * same runs: 21.1 and 15.7.
- */
-#ifndef FIO_PASS_CHUNK
-#define FIO_PASS_CHUNK FIO_PIPE_SIZE
-#endif
-
-/*
- * cat's read() size, and the size at which its output buffer is written.
- * GNU cat's 128 KiB (coreutils' ioblksize.h measured it against syscall
- * overhead). fc-v669, `cat -n` of 500 MB of text to /dev/null, ms, 3
- * runs: 64 KiB 250-254, 128 KiB 263-271, 512 KiB 265-273; into a read()
- * reader (before the pipe was grown) 64 KiB 831-1343, 128 KiB 805-840,
- * 512 KiB 816-1563. fc-v769, into a splicing reader, -A/-n, ms, 5 runs:
- * 32 KiB 311/324, 64 KiB 275/273, 128 KiB 266/264, 256 KiB 260/267,
- * 512 KiB 285/324 (-A, another run: reads of 64 or 128 KiB with writes
- * of 256 KiB 227 each, reads of 128 KiB with writes of 1 MiB 284: the
- * output buffer leaves the cache). Flat from 64 to 256 KiB on both:
- * GNU's value kept.
- */
-#ifndef FIO_CAT_BUF
-#define FIO_CAT_BUF ((size_t)128 << 10)
-#endif
-
-/*
- * Regular files smaller than this that cat opens itself are read with one
- * read() straight into the output buffer (fio_readfile) and their bytes
- * coalesced with the next files' into FIO_CAT_BUF writes; larger ones are
- * spliced or copied in the kernel. fc-v669, 4000 files of one size on
- * tmpfs into a read() reader, ms, one-shot read / splice, 3 runs: 4 KiB 32-38/71-104,
- * 8 KiB 37-47/70-97, 16 KiB 56-80/73-76, 32 KiB 124-153/78-80, 64 KiB
- * 295-680/96-102. Into a tmpfs file: 4 KiB 27-31/34-35, 16 KiB 55-58/60-77.
+ * Regular files smaller than this that the caller has just opened are read
+ * with one read() into the pump's buffer (FIO_READFILE; with
+ * FIO_PUMP_GATHER their bytes join the next files' in big writes); larger
+ * ones are spliced or copied in the kernel. fc-v669, cat of 4000 files of
+ * one size on tmpfs into a read() reader, ms, one-shot read / splice, 3
+ * runs: 4 KiB 32-38/71-104, 8 KiB 37-47/70-97, 16 KiB 56-80/73-76,
+ * 32 KiB 124-153/78-80, 64 KiB 295-680/96-102. Into a tmpfs file: 4 KiB
+ * 27-31/34-35, 16 KiB 55-58/60-77.
  */
 #ifndef FIO_SMALL_FILE
 #define FIO_SMALL_FILE ((size_t)16 << 10)
-#endif
-
-/*
- * Most descriptors cat keeps open to close them with one close_range(),
- * far below the usual 1024-descriptor soft limit. fc-v669, 100,000 tiny
- * files on tmpfs through xargs, ms, 5 runs: closed one by one 490-510, in batches
- * of 256 429-457 (busybox 539-561).
- */
-#ifndef FIO_CLOSE_BATCH
-#define FIO_CLOSE_BATCH 256
 #endif
 
 #endif

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <string.h>
+
+#include "catfmt.h"
+
+#define NUM_LAST(f) ((f)->numbuf + 22) /* the last digit; the TAB follows */
+
+/* Room for one more step of a loop (see CATFMT_SLACK). */
+static inline void
+make_room(struct catfmt *f)
+{
+	struct cat_out *out = f->out;
+	char last;
+
+	if (out->o < out->limit)
+		return;
+	/* The last byte stays: it may be a CR that an LF turns into ^M. */
+	last = *--out->o;
+	out->flush(out);
+	*out->o++ = last;
+}
+
+/* The same for a loop that keeps the output position in dst. */
+static inline char *
+room_at(struct catfmt *f, char *dst)
+{
+	f->out->o = dst;
+	make_room(f);
+	return f->out->o;
+}
+
+/* Carry into the next digits, in numbuf, and refresh num_word. */
+static void
+next_number_slowly(struct catfmt *f)
+{
+	char *d = NUM_LAST(f);
+
+	memcpy(f->num_start, f->num_word, sizeof f->num_word);
+	while (*d == '9')
+		*d-- = '0';
+	if (*d == ' ')
+		*d = '1';
+	else
+		(*d)++;
+	if (d < f->num_start)
+		f->num_start = d;
+	memcpy(f->num_word, f->num_start, sizeof f->num_word);
+}
+
+/*
+ * Write the line number and count one more. The counter lives as ASCII
+ * digits; its first 16 bytes are also kept as two words, and the usual
+ * increment (no carry) is one add to a word: a byte store followed by a
+ * 16-byte load of the same bytes stalls the CPU on every line (20% of
+ * `cat -n`'s time), word stores followed by word loads do not.
+ */
+static inline __attribute__((always_inline)) char *
+put_number_at(struct catfmt *f, char *d)
+{
+	size_t len = (size_t)(NUM_LAST(f) + 2 - f->num_start), last = len - 2;
+	unsigned shift = 8 * (unsigned)(last % 8);
+	uint64_t *w = &f->num_word[last / 8];
+
+	memcpy(d, f->num_word, sizeof f->num_word);
+	if (len > sizeof f->num_word) {
+		memcpy(d + sizeof f->num_word,
+		       f->num_start + sizeof f->num_word,
+		       len - sizeof f->num_word);
+		memcpy(f->num_start, f->num_word, sizeof f->num_word);
+		next_number_slowly(f);
+		return d + len;
+	}
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	shift = 56 - shift;
+#endif
+	if ((*w >> shift & 0xff) != '9')
+		*w += (uint64_t)1 << shift;
+	else
+		next_number_slowly(f);
+	return d + len;
+}
+
+/*
+ * GNU's per-line rules, the only copy of them; *state is -1 inside a line,
+ * else the empty lines just seen (at most 2).
+ *
+ * line_start: the first byte of a line that is not an LF is coming.
+ */
+static inline __attribute__((always_inline)) char *
+line_start(struct catfmt *f, const struct cat_options *op, int *state,
+	   char *dst)
+{
+	if (*state >= 0) {
+		if (op->number)
+			dst = put_number_at(f, dst);
+		*state = -1;
+	}
+	return dst;
+}
+
+/*
+ * line_end: the LF at nl ends a line (begin: the start of the buffer, for
+ * -E's CR LF), or is an empty line, which -s may drop and -n numbers.
+ */
+static inline __attribute__((always_inline)) char *
+line_end(struct catfmt *f, const struct cat_options *op, int *state, char *dst,
+	 const char *nl, const char *begin)
+{
+	if (*state >= 0) {
+		if (*state < 2)
+			(*state)++;
+		if (*state == 2 && op->squeeze)
+			return dst;
+		if (op->number && !op->nonblank)
+			dst = put_number_at(f, dst);
+	}
+	if (op->ends) {
+		/* GNU shows CR LF as ^M$, even without -v. */
+		if (!op->nonprint && nl > begin && nl[-1] == '\r') {
+			dst[-1] = '^';
+			*dst++ = 'M';
+		}
+		*dst++ = '$';
+	}
+	*dst++ = '\n';
+	if (*state < 0)
+		*state = 0;
+	return dst;
+}
+
+/*
+ * The general loop: [p, end) of a buffer that starts at begin, scanned
+ * block bytes at a time with scan (which also copies the block), stopping
+ * at each byte needing work. Always inlined into one function per
+ * scanner, so the scanner is inlined too.
+ */
+static inline __attribute__((always_inline)) void
+format_with(unsigned (*scan)(const char *, char *, const struct wanted *),
+	    unsigned block, struct catfmt *f, const char *begin, const char *p,
+	    const char *end)
+{
+	const struct wanted w = f->wanted;
+	const struct cat_options op = f->opt;
+	struct cat_out *out = f->out;
+	int state = f->newlines;
+	unsigned k;
+
+	while (p < end) {
+		make_room(f);
+		if (*p == '\n') {
+			out->o = line_end(f, &op, &state, out->o, p, begin);
+			p++;
+			continue;
+		}
+		out->o = line_start(f, &op, &state, out->o);
+		for (;;) {
+			k = scan(p, out->o, &w);
+			if (k >= (size_t)(end - p)) {
+				out->o += end - p;
+				f->newlines = state;
+				return;
+			}
+			out->o += k;
+			p += k;
+			if (k < block) {
+				if (*p == '\n')
+					break;
+				memcpy(out->o, f->shown[(unsigned char)*p].s,
+				       4);
+				out->o += f->shown[(unsigned char)*p++].len;
+			}
+			make_room(f);
+		}
+	}
+	f->newlines = state;
+}
+
+static void
+rest_portable(struct catfmt *f, const char *begin, const char *p,
+	      const char *end)
+{
+	format_with(scan8, 8, f, begin, p, end);
+}
+
+#ifdef __x86_64__
+static void
+format_sse2(struct catfmt *f, const char *p, const char *end)
+{
+	format_with(scan16, 16, f, p, p, end);
+}
+
+static __attribute__((target("avx2"))) void
+rest_avx2_lf(struct catfmt *f, const char *begin, const char *p,
+	     const char *end)
+{
+	format_with(scan32_lf, 32, f, begin, p, end);
+}
+
+static __attribute__((target("avx2"))) void
+rest_avx2(struct catfmt *f, const char *begin, const char *p, const char *end)
+{
+	format_with(scan32, 32, f, begin, p, end);
+}
+#endif
+
+typedef void rest_fn(struct catfmt *, const char *, const char *, const char *);
+
+/*
+ * With line state (-n, -b, -s with others), 64 bytes at a time: a bit
+ * mask marks the LFs and the bytes -v or -T show differently; the bytes
+ * between marks are copied in 32-byte moves, and the work per mark (a
+ * line's end, or a byte to show) runs once per set bit instead of once
+ * per scanned block. The last partial block goes to the general loop.
+ * The state lives in locals: every store through the output pointer (a
+ * char *) could alias the engine's fields, which the compiler would then
+ * reload after each store.
+ */
+static inline __attribute__((always_inline)) void
+lines_with(uint64_t (*marks)(const char *, const struct wanted *),
+	   rest_fn *rest, struct catfmt *f, const char *p, const char *end)
+{
+	const struct wanted w = f->wanted;
+	const struct cat_options op = f->opt;
+	char *dst = f->out->o, *const limit = f->out->limit;
+	int state = f->newlines;
+	const char *begin = p, *seg, *nl, *chunk_end;
+	uint64_t bits;
+	unsigned char c;
+
+	for (; end - p >= 64; p = chunk_end) {
+		chunk_end = p + 64;
+		bits = marks(p, &w);
+		for (seg = p; bits != 0; bits &= bits - 1, seg = nl + 1) {
+			if (dst >= limit)
+				dst = room_at(f, dst);
+			nl = p + __builtin_ctzll(bits);
+			if (nl > seg || *nl != '\n') {
+				dst = line_start(f, &op, &state, dst);
+				/* At most 64 bytes: two fixed moves, no loop.
+				 */
+				memcpy(dst, seg, 32);
+				memcpy(dst + 32, seg + 32, 32);
+				dst += nl - seg;
+			}
+			if (*nl != '\n') {
+				c = (unsigned char)*nl;
+				memcpy(dst, f->shown[c].s, 4);
+				dst += f->shown[c].len;
+				continue;
+			}
+			dst = line_end(f, &op, &state, dst, nl, begin);
+		}
+		if (seg < chunk_end) {
+			if (dst >= limit)
+				dst = room_at(f, dst);
+			dst = line_start(f, &op, &state, dst);
+			memcpy(dst, seg, 32);
+			memcpy(dst + 32, seg + 32, 32);
+			dst += chunk_end - seg;
+		}
+	}
+	f->out->o = dst;
+	f->newlines = state;
+	if (p < end)
+		rest(f, begin, p, end);
+}
+
+/*
+ * Without -n, -b and -s no line has a state: every mark is a byte shown
+ * as shown[] says (for -E an LF shows as "$\n"), so the loop per mark has
+ * no branch but the one for -E's CR LF, and room is checked once per
+ * chunk (CATFMT_SLACK).
+ */
+static inline __attribute__((always_inline)) void
+shown_with(uint64_t (*marks)(const char *, const struct wanted *),
+	   rest_fn *rest, struct catfmt *f, const char *p, const char *end,
+	   int crlf)
+{
+	const struct wanted w = f->wanted;
+	const char *begin = p, *seg, *nl, *chunk_end;
+	char *dst;
+	uint64_t bits;
+	unsigned char c;
+
+	for (; end - p >= 64; p = chunk_end) {
+		make_room(f);
+		dst = f->out->o;
+		chunk_end = p + 64;
+		bits = marks(p, &w);
+		for (seg = p; bits != 0; bits &= bits - 1, seg = nl + 1) {
+			nl = p + __builtin_ctzll(bits);
+			memcpy(dst, seg, 32);
+			memcpy(dst + 32, seg + 32, 32);
+			dst += nl - seg;
+			c = (unsigned char)*nl;
+			/* GNU shows CR LF as ^M$, even without -v. */
+			if (crlf && c == '\n' && nl > begin && nl[-1] == '\r') {
+				dst[-1] = '^';
+				*dst++ = 'M';
+			}
+			memcpy(dst, f->shown[c].s, 4);
+			dst += f->shown[c].len;
+		}
+		memcpy(dst, seg, 32);
+		memcpy(dst + 32, seg + 32, 32);
+		f->out->o = dst + (chunk_end - seg);
+	}
+	if (p < end)
+		rest(f, begin, p, end);
+}
+
+/*
+ * -s alone changes nothing but drops each LF that follows two LFs (the
+ * start of input counts as one), so it needs no per-line work: 64 bytes
+ * at a time, an LF bit mask (with -s alone the marks are the LFs) says
+ * which bytes to drop, usually none, and the block is copied whole.
+ * newlines holds the LFs just seen minus one.
+ */
+static inline __attribute__((always_inline)) void
+squeeze_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
+	     struct catfmt *f, const char *p, const char *end)
+{
+	const struct wanted w = f->wanted;
+	struct cat_out *out = f->out;
+	unsigned run = f->newlines < 0 ? 0 : f->newlines >= 1 ? 2 : 1, lead;
+	uint64_t lf, drop;
+
+	for (; end - p >= 64; p += 64) {
+		make_room(f);
+		lf = lf_marks(p, &w);
+		drop = lf & (lf << 1 | (run >= 1)) &
+		       (lf << 2 | (run >= 2) | (run >= 1) << 1);
+		memcpy(out->o, p, 64);
+		if (drop == 0) {
+			out->o += 64;
+		} else {
+			unsigned i;
+
+			for (i = 0; i < 64; i++)
+				if (!(drop >> i & 1))
+					*out->o++ = p[i];
+		}
+		lead = (unsigned)__builtin_clzll(~lf | 1);
+		run = lead >= 2 ? 2 : lead;
+	}
+	make_room(f);
+	for (; p < end; p++) {
+		if (*p != '\n')
+			run = 0;
+		else if (run < 2)
+			run++;
+		else
+			continue;
+		*out->o++ = *p;
+	}
+	f->newlines = (int)run - 1;
+}
+
+/* -E shows CR LF as ^M$ unless -v already shows the CR. */
+static int
+crlf(const struct catfmt *f)
+{
+	return f->opt.ends && !f->opt.nonprint;
+}
+
+static void
+lines_portable(struct catfmt *f, const char *p, const char *end)
+{
+	lines_with(marks_portable, rest_portable, f, p, end);
+}
+
+static void
+shown_portable(struct catfmt *f, const char *p, const char *end)
+{
+	shown_with(marks_portable, rest_portable, f, p, end, crlf(f));
+}
+
+static void
+squeeze_portable(struct catfmt *f, const char *p, const char *end)
+{
+	squeeze_with(marks_portable, f, p, end);
+}
+
+#ifdef __x86_64__
+static __attribute__((target("avx2"))) void
+lines_avx2_lf(struct catfmt *f, const char *p, const char *end)
+{
+	lines_with(marks_lf_avx2, rest_avx2_lf, f, p, end);
+}
+
+static __attribute__((target("avx2"))) void
+lines_avx2(struct catfmt *f, const char *p, const char *end)
+{
+	lines_with(marks_avx2, rest_avx2, f, p, end);
+}
+
+static __attribute__((target("avx2"))) void
+shown_avx2(struct catfmt *f, const char *p, const char *end)
+{
+	shown_with(marks_avx2, rest_avx2, f, p, end, crlf(f));
+}
+
+/* -E alone: the marks are the LFs. */
+static __attribute__((target("avx2"))) void
+shown_avx2_lf(struct catfmt *f, const char *p, const char *end)
+{
+	shown_with(marks_lf_avx2, rest_avx2_lf, f, p, end, crlf(f));
+}
+
+static __attribute__((target("avx2"))) void
+squeeze_avx2(struct catfmt *f, const char *p, const char *end)
+{
+	squeeze_with(marks_lf_avx2, f, p, end);
+}
+#endif
+
+/*
+ * -E shows CR LF as ^M$ also when a buffer ends between the two, whatever
+ * loop ran and wherever the buffer ended: a CR ending a buffer, which
+ * every loop wrote last, is taken back and held until the next buffer
+ * shows what follows it.
+ */
+void
+catfmt_buffer(struct catfmt *f, const char *p, const char *end)
+{
+	struct cat_out *out = f->out;
+
+	if (p == end)
+		return;
+	if (f->pending_cr) {
+		make_room(f);
+		f->pending_cr = 0;
+		if (*p == '\n') {
+			*out->o++ = '^';
+			*out->o++ = 'M';
+		} else {
+			*out->o++ = '\r';
+		}
+	}
+	f->format(f, p, end);
+	if (crlf(f) && end[-1] == '\r') {
+		out->o--;
+		f->pending_cr = 1;
+	}
+}
+
+void
+catfmt_finish(struct catfmt *f)
+{
+	if (f->pending_cr) {
+		make_room(f);
+		*f->out->o++ = '\r';
+		f->pending_cr = 0;
+	}
+}
+
+/* How -v and -T show byte c, put at s; returns the length. */
+static unsigned
+show(const struct cat_options *op, char *s, unsigned c)
+{
+	unsigned len = 0;
+
+	if (c == '\t' && !op->tabs)
+		return s[0] = '\t', 1;
+	if (!op->nonprint && c != '\t')
+		return s[0] = (char)c, 1;
+	if (c >= 128) {
+		s[len++] = 'M';
+		s[len++] = '-';
+		c -= 128;
+	}
+	if (c < 32) {
+		s[len++] = '^';
+		s[len++] = (char)(c + 64);
+	} else if (c == 127) {
+		s[len++] = '^';
+		s[len++] = '?';
+	} else {
+		s[len++] = (char)c;
+	}
+	return len;
+}
+
+/* The loop for the options and the CPU. */
+static void
+pick_loop(struct catfmt *f, enum catfmt_scan scan)
+{
+	const struct cat_options *op = &f->opt;
+	int squeeze_only = op->squeeze && !op->number && !op->ends &&
+			   !op->tabs && !op->nonprint;
+	int stateless = !op->number && !op->squeeze;
+
+	f->format = squeeze_only ? squeeze_portable
+		    : stateless	 ? shown_portable
+				 : lines_portable;
+	if (scan == CATFMT_SCAN_PORTABLE)
+		return;
+#ifdef __x86_64__
+	__builtin_cpu_init();
+	f->format = format_sse2;
+	if (scan == CATFMT_SCAN_SSE2)
+		return;
+	if (__builtin_cpu_supports("avx2")) {
+		int lf_only = !op->tabs && !op->nonprint;
+
+		f->format = squeeze_only ? squeeze_avx2
+			    : stateless	 ? lf_only ? shown_avx2_lf : shown_avx2
+			    : lf_only	 ? lines_avx2_lf
+					 : lines_avx2;
+	}
+#endif
+}
+
+void
+catfmt_init(struct catfmt *f, const struct cat_options *opt,
+	    struct cat_out *out, enum catfmt_scan scan)
+{
+	unsigned c;
+
+	memset(f, 0, sizeof *f);
+	f->opt = *opt;
+	f->out = out;
+	for (c = 0; c < 256; c++)
+		f->shown[c].len = (unsigned char)show(opt, f->shown[c].s, c);
+	/* Only the loops without line state show an LF through shown[]. */
+	f->shown['\n'].s[0] = opt->ends ? '$' : '\n';
+	f->shown['\n'].s[1] = '\n';
+	f->shown['\n'].len = opt->ends ? 2 : 1;
+	for (c = 0; c < 256; c++)
+		f->marked[c] = c == '\n' || f->shown[c].len != 1 ||
+			       (unsigned char)f->shown[c].s[0] != c;
+	f->wanted.a = '\n';
+	f->wanted.b = opt->tabs && !opt->nonprint ? '\t' : '\n';
+	f->wanted.d = opt->nonprint ? 0x7f : '\n';
+	f->wanted.below = opt->nonprint ? 0x20 : -128;
+	f->wanted.marked = f->marked;
+	pick_loop(f, scan);
+	catfmt_number_from(f, 1);
+}
+
+void
+catfmt_number_from(struct catfmt *f, uint64_t first)
+{
+	char digits[24];
+	int n = 0, i;
+
+	do
+		digits[n++] = (char)('0' + first % 10);
+	while ((first /= 10) > 0);
+	memset(f->numbuf, ' ', sizeof f->numbuf);
+	NUM_LAST(f)[1] = '\t';
+	for (i = 0; i < n; i++)
+		NUM_LAST(f)[-i] = digits[i];
+	f->num_start = n > 6 ? NUM_LAST(f) + 1 - n : NUM_LAST(f) - 5;
+	memcpy(f->num_word, f->num_start, sizeof f->num_word);
+}

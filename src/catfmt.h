@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CATFMT_H
+#define CATFMT_H
+
+/*
+ * cat's formatting engine: -n -b -s -v -E -T (and -A -e -t) applied to
+ * buffers of input, one after another, exactly as GNU cat applies them
+ * (line numbers and squeezing go on from one buffer and one file to the
+ * next). It knows nothing of files: cat.c reads, this formats into an
+ * output buffer and calls its flush when the buffer fills.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catscan.h"
+
+/*
+ * cat's read() size, and the size at which its output buffer is written.
+ * GNU cat's 128 KiB (coreutils' ioblksize.h measured it against syscall
+ * overhead). fc-v669, `cat -n` of 500 MB of text to /dev/null, ms, 3
+ * runs: 64 KiB 250-254, 128 KiB 263-271, 512 KiB 265-273; into a read()
+ * reader (before the pipe was grown) 64 KiB 831-1343, 128 KiB 805-840,
+ * 512 KiB 816-1563. fc-v769, into a splicing reader, -A/-n, ms, 5 runs:
+ * 32 KiB 311/324, 64 KiB 275/273, 128 KiB 266/264, 256 KiB 260/267,
+ * 512 KiB 285/324 (-A, another run: reads of 64 or 128 KiB with writes
+ * of 256 KiB 227 each, reads of 128 KiB with writes of 1 MiB 284: the
+ * output buffer leaves the cache). Flat from 64 to 256 KiB on both:
+ * GNU's value kept.
+ */
+#define CAT_BUF ((size_t)128 << 10)
+
+/*
+ * Bytes a loop may read past the end of the buffer it is given: one
+ * 32-byte block read from the last byte, or two 32-byte moves from the
+ * last byte of a 64-byte chunk. Callers allocate them, readable.
+ */
+#define CATFMT_OVERREAD 64
+
+/*
+ * Bytes one step of a loop may write past the point where it checked for
+ * room: the most is the loop without line state, whose 64-byte chunk may
+ * hold 64 bytes shown in 4 each (M-^A) and end with two 32-byte moves,
+ * 320 bytes; a line number (at most 24 columns, moved as 16 + the rest)
+ * with ^M$ and a 64-byte segment stays under it too. 512 is the next power
+ * of two.
+ */
+#define CATFMT_SLACK 512
+
+/* cat's output buffer: cat.c writes it, the engine fills it. */
+struct cat_out {
+	char *buf, *o; /* buf[0..o) waits for the output */
+	char *limit;   /* the last point a step may start: size - SLACK */
+	void (*flush)(struct cat_out *); /* write buf[0..o), set o = buf */
+};
+
+/* The formatting options, as the letters set them (-b sets number too). */
+struct cat_options {
+	int number, nonblank, squeeze, ends, tabs, nonprint;
+};
+
+struct catfmt {
+	struct cat_options opt;
+	struct cat_out *out;
+	int newlines;	/* -1 inside a line, else empty lines in a row */
+	int pending_cr; /* -E: a CR ended the last buffer; an LF may follow */
+	char numbuf[24 + 16]; /* "     1\t", right-aligned; then padding */
+	char *num_start;      /* first printed column (widens past 999999) */
+	uint64_t num_word[2]; /* the 16 bytes from num_start, see catfmt.c */
+	struct {
+		char s[4];
+		unsigned char len;
+	} shown[256]; /* how each byte shows (-v, -T; an LF for -E) */
+	unsigned char marked[256]; /* bytes the loops must stop at */
+	struct wanted wanted;
+	void (*format)(struct catfmt *, const char *, const char *);
+};
+
+/* Scanners catfmt_init may be asked for (FASTIO_CAT_SCAN, the tests). */
+enum catfmt_scan {
+	CATFMT_SCAN_BEST = 0,	  /* AVX2 where the CPU has it */
+	CATFMT_SCAN_PORTABLE = 8, /* the portable loops */
+	CATFMT_SCAN_SSE2 = 16	  /* the general SSE2 loop for everything */
+};
+
+/* Set f up for opt, writing to out, with the loops scan asks for. */
+void catfmt_init(struct catfmt *f, const struct cat_options *opt,
+		 struct cat_out *out, enum catfmt_scan scan);
+
+/* Number the next line first (the tests; catfmt_init starts at 1). */
+void catfmt_number_from(struct catfmt *f, uint64_t first);
+
+/*
+ * Format [p, end), with CATFMT_OVERREAD readable bytes past end. A CR that
+ * ends it is held back until the next buffer shows whether an LF follows.
+ */
+void catfmt_buffer(struct catfmt *f, const char *p, const char *end);
+
+/* End of all input: a CR held back goes out as it is. */
+void catfmt_finish(struct catfmt *f);
+
+#endif

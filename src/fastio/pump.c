@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
+
+#include "fastio.h"
+#include "sys.h"
+#include "tune.h"
+
+/*
+ * The one place that picks how an input's bytes move (README: libfastio).
+ * A size of 0 makes a file FIO_SPECIAL because it says nothing about what
+ * reading it gives; for an output (freshly truncated, say) it does not
+ * matter, and a pseudo file refuses on the first call.
+ */
+static enum fio_strategy
+pick(const struct fio_pump *p)
+{
+	const struct fio_fd *in = p->in, *out = p->out;
+	int out_file = out->kind == FIO_REGULAR || out->kind == FIO_SPECIAL;
+
+	if (in->kind == FIO_REGULAR && (in->flags & FIO_AT_START) &&
+	    (uint64_t)in->st.st_size < FIO_SMALL_FILE &&
+	    (size_t)in->st.st_size < p->size && fio_enabled(FIO_READFILE))
+		return FIO_READFILE;
+	if (p->flags & FIO_PUMP_USER)
+		return FIO_WRITE;
+	if (in->kind == FIO_REGULAR) {
+		if (out_file && fio_enabled(FIO_COPY_FILE_RANGE))
+			return FIO_COPY_FILE_RANGE;
+		if (out->kind == FIO_PIPE && fio_enabled(FIO_SPLICE))
+			return FIO_SPLICE;
+		if (out->kind == FIO_SOCKET && fio_enabled(FIO_SENDFILE))
+			return FIO_SENDFILE;
+	}
+	/*
+	 * Not from a pipe into a socket: that splice holds the pipe's lock
+	 * while it waits for room in the socket, so a process that both
+	 * feeds the pipe and reads the socket would wait for itself.
+	 */
+	if (in->kind == FIO_PIPE && fio_enabled(FIO_SPLICE) &&
+	    (out->kind == FIO_PIPE || out_file || out->kind == FIO_DEVNULL))
+		return FIO_SPLICE;
+	return FIO_WRITE;
+}
+
+static int
+once(const struct fio_pump *p)
+{
+	return (p->flags & FIO_PUMP_SIGNALS) != 0;
+}
+
+static int
+user_path(const struct fio_pump *p)
+{
+	return p->strategy == FIO_WRITE || p->strategy == FIO_READFILE;
+}
+
+/* A regular file through a private pipe into a pipe. */
+static int
+through_mid(const struct fio_pump *p)
+{
+	return p->strategy == FIO_SPLICE && p->in->kind == FIO_REGULAR;
+}
+
+static size_t
+min_size(size_t a, uint64_t b)
+{
+	return b < a ? (size_t)b : a;
+}
+
+static void
+taken(struct fio_pump *p, size_t n)
+{
+	p->got += n;
+	if (p->left != FIO_FOREVER)
+		p->left -= n;
+}
+
+void
+fio_pump_next(struct fio_pump *p, const struct fio_fd *in, uint64_t limit)
+{
+	size_t pipe;
+
+	p->in = in;
+	p->left = limit;
+	p->got = 0;
+	p->eof = 0;
+	p->strategy = pick(p);
+	p->chunk = FIO_MAX_IO;
+	/* Read-ahead in big steps (GNU cat's 2010 change: ~5% on flash). */
+	if (in->kind == FIO_REGULAR && p->strategy != FIO_READFILE)
+		(void)posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (p->strategy != FIO_SPLICE)
+		return;
+	/*
+	 * Splices move a pipeful a call: the output pipe is grown first (a
+	 * reader woken once per pipeful, see FIO_PIPE_SIZE). Pipe memory
+	 * counts against a per-user quota: only a pipe bulk goes through,
+	 * and only ours to grow (an input pipe is its writer's business).
+	 */
+	if (p->out->kind == FIO_PIPE && p->out_pipe == 0)
+		p->out_pipe = fio_pipe_grow(p->out->fd, FIO_PIPE_SIZE);
+	pipe = p->out_pipe ? p->out_pipe : in->pipe_size;
+	p->chunk =
+	    pipe >= FIO_SPLICE_CHUNK || pipe == 0 ? FIO_SPLICE_CHUNK : pipe;
+}
+
+void
+fio_pump_init(struct fio_pump *p, const struct fio_fd *in,
+	      const struct fio_fd *out, char *buf, size_t size, uint64_t limit,
+	      unsigned flags)
+{
+	p->out = out;
+	p->flags = flags;
+	p->buf = buf;
+	p->size = size;
+	p->held = 0;
+	p->total = 0;
+	p->mid[0] = p->mid[1] = -1;
+	p->in_mid = p->mid_size = p->out_pipe = 0;
+	p->side = FIO_SIDE_INPUT;
+	p->in = NULL;
+	p->left = 0;
+	p->strategy = FIO_WRITE;
+	if (in != NULL)
+		fio_pump_next(p, in, limit);
+}
+
+static int
+write_held(struct fio_pump *p)
+{
+	size_t done;
+	int rc;
+
+	rc = fio_write_fully(p->out->fd, p->buf, p->held, &done, once(p));
+	p->total += done;
+	p->held -= done;
+	if (rc < 0) {
+		/* What the output did not take stays, in order, at the front.
+		 */
+		memmove(p->buf, p->buf + done, p->held);
+		p->side = FIO_SIDE_OUTPUT;
+	}
+	return rc;
+}
+
+/* Bytes still in the private pipe go out by read()/write(), whose
+ * errors say which side failed. */
+static int
+drain_mid(struct fio_pump *p)
+{
+	ssize_t n;
+
+	while (p->in_mid > 0) {
+		n = fio_read(p->mid[0], p->buf, min_size(p->size, p->in_mid),
+			     0);
+		if (n <= 0) {
+			/* Our own pipe holding bytes cannot fail a read. */
+			p->side = FIO_SIDE_INPUT;
+			return -1;
+		}
+		p->in_mid -= (size_t)n;
+		p->held = (size_t)n;
+		if (write_held(p) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+flush_mid(struct fio_pump *p)
+{
+	unsigned flags = p->out->flags & FIO_NONBLOCK ? SPLICE_F_NONBLOCK : 0;
+	ssize_t n;
+
+	while (p->in_mid > 0) {
+		n = fio_splice(p->mid[0], p->out->fd, p->in_mid, flags,
+			       once(p));
+		if (n > 0) {
+			p->in_mid -= (size_t)n;
+			p->total += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR) {
+			p->side = FIO_SIDE_OUTPUT;
+			return -1;
+		}
+		/* The output refuses splice, or failed: write() tells. */
+		p->strategy = FIO_WRITE;
+		return drain_mid(p);
+	}
+	return 0;
+}
+
+int
+fio_pump_flush_all(struct fio_pump *p)
+{
+	if (p->in_mid > 0 && flush_mid(p) < 0)
+		return -1;
+	return p->held > 0 ? write_held(p) : 0;
+}
+
+int
+fio_pump_flush(struct fio_pump *p)
+{
+	/* Small files gather into few big writes; nothing read can block. */
+	if ((p->flags & FIO_PUMP_GATHER) && p->in->kind == FIO_REGULAR &&
+	    p->held < p->size / 2 && p->in_mid == 0)
+		return 0;
+	return fio_pump_flush_all(p);
+}
+
+/*
+ * read() into buf. Held bytes go out first when the read may block (an
+ * interactive reader sees them at once) or when there is no room.
+ */
+static ssize_t
+user_fill(struct fio_pump *p)
+{
+	const struct fio_fd *in = p->in;
+	int whole = p->strategy == FIO_READFILE && p->got == 0;
+	size_t need = whole ? (size_t)in->st.st_size + 1 : 1, want;
+	ssize_t n;
+
+	if (p->held > 0 &&
+	    (in->kind != FIO_REGULAR || p->size - p->held < need) &&
+	    fio_pump_flush_all(p) < 0)
+		return -1;
+	want = min_size(p->size - p->held, p->left);
+	if (whole && want > need)
+		want = need;
+	n = fio_read(in->fd, p->buf + p->held, want, once(p));
+	if (n < 0) {
+		p->side = FIO_SIDE_INPUT;
+		return -1;
+	}
+	if (n == 0) {
+		p->eof = 1;
+		return 0;
+	}
+	p->held += (size_t)n;
+	taken(p, (size_t)n);
+	/*
+	 * A regular file's read stops short only at its end (a read error
+	 * after some bytes also stops it short, but then the count is below
+	 * st_size and the next read reports it). So when a small file held
+	 * exactly the st_size bytes fstat saw, the read that would return 0
+	 * is skipped: one syscall per file. A file that grew meanwhile
+	 * filled the extra byte asked for and is read on; procfs and sysfs
+	 * files are FIO_SPECIAL and never come here, and a FUSE file claiming
+	 * size 0 also fills the extra byte.
+	 */
+	if (whole && (size_t)n < want && (off_t)n == in->st.st_size)
+		p->eof = 1;
+	return n;
+}
+
+/*
+ * The kernel paths, one step each, under the contract of every strategy:
+ * FIO_DONE with *n bytes taken, FIO_UNSUPPORTED when this path cannot take
+ * this step (refused, failed, or a 0 that only a read can confirm as the
+ * end), FIO_ERROR with errno (a signal, with FIO_PUMP_SIGNALS). A failed
+ * call moved nothing and the offsets say where it stopped, so read() and
+ * write() redo the step from there and their errors name the side.
+ */
+static enum fio_status
+mid_step(struct fio_pump *p, ssize_t *n)
+{
+	if (p->in_mid > 0 && flush_mid(p) < 0)
+		return FIO_ERROR;
+	if (p->mid[0] < 0) {
+		if (pipe2(p->mid, O_CLOEXEC) < 0) {
+			p->mid[0] = p->mid[1] = -1;
+			return FIO_UNSUPPORTED;
+		}
+		p->mid_size = fio_pipe_grow(p->mid[1], FIO_PIPE_SIZE);
+		if (p->mid_size == 0)
+			p->mid_size = 64 << 10;
+	}
+	*n = fio_splice(p->in->fd, p->mid[1], min_size(p->mid_size, p->left), 0,
+			once(p));
+	if (*n > 0) {
+		p->in_mid = (size_t)*n;
+		taken(p, (size_t)*n);
+		return FIO_DONE;
+	}
+	p->side = FIO_SIDE_INPUT;
+	return *n < 0 && errno == EINTR ? FIO_ERROR : FIO_UNSUPPORTED;
+}
+
+/* copy_file_range, sendfile, splice from a pipe: in to out in one call. */
+static enum fio_status
+direct_step(struct fio_pump *p, ssize_t *n)
+{
+	size_t len = min_size(p->chunk, p->left);
+	unsigned flags = (p->in->flags | p->out->flags) & FIO_NONBLOCK
+			     ? SPLICE_F_NONBLOCK
+			     : 0;
+
+	if (p->strategy == FIO_COPY_FILE_RANGE)
+		*n = fio_copy_file_range(p->in->fd, p->out->fd, len, once(p));
+	else if (p->strategy == FIO_SENDFILE)
+		*n = fio_sendfile(p->out->fd, p->in->fd, len, once(p));
+	else
+		*n = fio_splice(p->in->fd, p->out->fd, len,
+				flags | SPLICE_F_MOVE, once(p));
+	if (*n > 0) {
+		taken(p, (size_t)*n);
+		p->total += (size_t)*n;
+		return FIO_DONE;
+	}
+	p->side = FIO_SIDE_INPUT;
+	return *n < 0 && errno == EINTR ? FIO_ERROR : FIO_UNSUPPORTED;
+}
+
+ssize_t
+fio_pump_fill(struct fio_pump *p)
+{
+	enum fio_status st;
+	ssize_t n;
+
+	if (p->eof || p->left == 0)
+		return 0;
+	if (user_path(p))
+		return user_fill(p);
+	/* Bytes read earlier go out before the kernel moves newer ones. */
+	if (p->held > 0 && write_held(p) < 0)
+		return -1;
+	st = through_mid(p) ? mid_step(p, &n) : direct_step(p, &n);
+	if (st == FIO_UNSUPPORTED) {
+		/* read()/write() go on from the same offsets. */
+		p->strategy = FIO_WRITE;
+		return user_fill(p);
+	}
+	return st == FIO_DONE ? n : -1;
+}
+
+void
+fio_pump_keep(struct fio_pump *p, size_t n)
+{
+	if (n < p->held)
+		p->held = n;
+}
+
+const char *
+fio_pump_data(const struct fio_pump *p, size_t *len)
+{
+	*len = p->held;
+	return p->held > 0 || user_path(p) ? p->buf : NULL;
+}
+
+enum fio_strategy
+fio_pump_strategy(const struct fio_pump *p)
+{
+	return p->strategy;
+}
+
+void
+fio_pump_end(struct fio_pump *p)
+{
+	if (p->mid[0] >= 0) {
+		close(p->mid[0]);
+		close(p->mid[1]);
+	}
+	p->mid[0] = p->mid[1] = -1;
+	p->in_mid = 0;
+	p->held = 0;
+}
+
+int
+fio_copy(const struct fio_fd *in, const struct fio_fd *out, void *buf,
+	 size_t size, enum fio_strategy *used, enum fio_side *side)
+{
+	struct fio_pump p;
+	enum fio_strategy first = FIO_WRITE;
+	ssize_t n;
+	int rc = 0;
+
+	fio_pump_init(&p, in, out, buf, size, FIO_FOREVER, 0);
+	while ((n = fio_pump_fill(&p)) > 0) {
+		if (p.got == (uint64_t)n)
+			first = p.strategy;
+		if (fio_pump_flush(&p) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	if (n < 0)
+		rc = -1;
+	if (used != NULL)
+		*used = first;
+	if (side != NULL)
+		*side = p.side;
+	fio_pump_end(&p);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef FASTIO_SYS_H
+#define FASTIO_SYS_H
+
+/*
+ * libfastio's internal layer: the only place that makes a syscall moving
+ * bytes. Each call moves at most FIO_MAX_IO bytes (vmsplice: and at most
+ * IOV_MAX segments) and retries EINTR, unless once is set: then -1 with
+ * EINTR comes back, for a caller that waits for a signal. They return as
+ * the syscall does. Not part of the API: programs use fastio.h.
+ */
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+ssize_t fio_read(int fd, void *buf, size_t len, int once);
+ssize_t fio_write(int fd, const void *buf, size_t len, int once);
+ssize_t fio_vmsplice(int fd, const struct iovec *iov, size_t count,
+		     unsigned flags);
+ssize_t fio_tee(int in, int out, size_t len, unsigned flags);
+ssize_t fio_splice(int in, int out, size_t len, unsigned flags, int once);
+ssize_t fio_copy_file_range(int in, int out, size_t len, int once);
+ssize_t fio_sendfile(int out, int in, size_t len, int once);
+
+/*
+ * Write all len bytes, continuing after short writes from where they
+ * stopped; *done (if not NULL) counts the bytes written, also on failure.
+ * Returns 0, or -1 with errno (a write that returns 0 is reported as
+ * ENOSPC, as GNU's full_write does).
+ */
+int fio_write_fully(int fd, const void *buf, size_t len, size_t *done,
+		    int once);
+
+/*
+ * Nonzero if err, from a zero-copy call (vmsplice, tee, splice,
+ * copy_file_range, sendfile) that moved nothing yet, means the kernel
+ * cannot serve these descriptors that way, so read()/write() should take
+ * over; zero if it is the input's or output's own error, which
+ * read()/write() would report just the same.
+ */
+int fio_refused(int err);
+
+#endif

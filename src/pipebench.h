@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PIPEBENCH_H
+#define PIPEBENCH_H
+
+/*
+ * pipebench's parts: the options (pipebench.c parses them once), a run
+ * measured through libfastio's pump (pb_measure.c), the running line and
+ * rate samples (pb_ticker.c), the stream checker (pb_verify.c), the
+ * summary and the JSON (pb_report.c, pb_json.c) and --compare with its
+ * producers and statistics (pb_compare.c).
+ */
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "fastio/fastio.h"
+
+/* The command line, parsed once and not changed afterwards. */
+struct pb_options {
+	int quiet, no_summary, raw, si, no_units, progress, touch, json;
+	int exec, compare, wall, shuffle;
+	unsigned runs, warmup;
+	size_t bufsize;
+	const char *status_file;
+	int status_append;
+	uint64_t max_bytes, max_lines, size; /* 0: none */
+	const char *expect_line, *expect_file;
+	const char **names; /* --name: the commands' names, in order */
+	int nnames;
+};
+
+extern const struct pb_options *pb_opt;
+extern FILE *pb_status; /* running lines and summary: stderr or -s/-S */
+extern volatile sig_atomic_t pb_interrupted; /* SIGINT came */
+
+/* One measured transfer. */
+struct run {
+	struct fio_fd in, out;
+	uint64_t bytes, lines;
+	uint64_t size; /* the stream's size if known (percentage, ETA), or 0 */
+	struct timespec start, first, end; /* first: zero until a byte came */
+	enum fio_strategy mode;		   /* what moved the bytes */
+	int stopped;			   /* a limit was reached before EOF */
+};
+
+double pb_seconds(const struct timespec *from, const struct timespec *to);
+
+/* pb_measure.c */
+void pb_catch_interrupt(void);
+/* Move in to out, measuring. Returns 0, or -1 after a message. */
+int pb_measure(struct run *r, char *buf);
+/* The bytes counted so far by the running run (for the ticker). */
+uint64_t pb_moved(void);
+
+/* pb_verify.c: --expect-line and --expect-file. */
+struct pb_expect {
+	char *buf;
+	size_t len, pos; /* pos: offset in buf of the next expected byte */
+	size_t period;	 /* the line's length when repeating, else 0 */
+	uint64_t period_lines;
+	const char *file; /* --expect-file's name, for messages */
+	FILE *err;	  /* where mismatches are reported (stderr) */
+};
+extern struct pb_expect pb_expected; /* buf is NULL: nothing to check */
+uint64_t pb_count_lines(const char *p, size_t n);
+int pb_expect_line(struct pb_expect *e, const char *line);
+int pb_expect_file(struct pb_expect *e, const char *path);
+uint64_t pb_lines_before(const struct pb_expect *e, uint64_t off);
+int pb_verify(struct pb_expect *e, const char *p, size_t len, uint64_t base);
+int pb_verify_end(const struct pb_expect *e, uint64_t bytes);
+
+/* pb_ticker.c: running lines and rate samples, from a thread. */
+void pb_ticker_start(const struct run *r, int display);
+void pb_ticker_stop(void);
+/* Rate samples between the first byte and the end: malloc'd, *n of them. */
+double *pb_sample_rates(const struct run *r, size_t *n);
+#define PB_SAMPLE_SECONDS 0.1
+
+/* pb_report.c */
+const char *pb_amount(char *buf, size_t size, double v);
+const char *pb_duration(char *buf, size_t size, double t);
+void pb_print_running(const struct run *r, double t, uint64_t bytes,
+		      double rate);
+void pb_print_summary(const struct run *r);
+void pb_print_json(const struct run *r, int producer);
+int pb_cmp_double(const void *a, const void *b);
+double pb_rank(const double *sorted, size_t n, double q);
+double pb_median(const double *sorted, size_t n);
+
+/* pb_json.c: one line of JSON, written as it goes. */
+struct pb_json {
+	FILE *f;
+	int first; /* nothing written in the open object or array yet */
+};
+void pb_json_open(struct pb_json *j, FILE *f);
+void pb_json_key(struct pb_json *j, const char *key); /* "key": */
+void pb_json_string(struct pb_json *j, const char *key, const char *s);
+void pb_json_u64(struct pb_json *j, const char *key, uint64_t v);
+void pb_json_real(struct pb_json *j, const char *key, double v, int decimals);
+void pb_json_bool(struct pb_json *j, const char *key, int v);
+void pb_json_begin(struct pb_json *j, const char *key, char bracket);
+void pb_json_end(struct pb_json *j, char bracket);
+void pb_json_close(struct pb_json *j); /* the last }, and a newline */
+
+/* pb_compare.c */
+pid_t pb_start_producer(const char *cmd, char *const argv[], int *fd);
+int pb_producer_result(const char *name, int wstatus, const struct run *r);
+int pb_compare(char **cmds, int n, char *buf);
+
+#endif

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cat's formatter (src/catfmt.c) in-process: GNU's output for known
+ * inputs, the same output wherever the input is cut into buffers and
+ * however small the output buffer, through every loop.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catfmt.h"
+#include "spawn.h"
+
+static const enum catfmt_scan scans[] = {CATFMT_SCAN_BEST, CATFMT_SCAN_PORTABLE,
+					 CATFMT_SCAN_SSE2};
+#define NSCANS 3
+
+/* An output buffer collecting everything flushed into a growing string. */
+struct sink {
+	struct cat_out out;
+	char *all;
+	size_t len, flushes;
+};
+
+static void
+collect(struct cat_out *b)
+{
+	struct sink *k = (struct sink *)b;
+	size_t n = (size_t)(b->o - b->buf);
+
+	k->all = realloc(k->all, k->len + n + 1);
+	ck_assert_ptr_nonnull(k->all);
+	memcpy(k->all + k->len, b->buf, n);
+	k->len += n;
+	k->all[k->len] = '\0';
+	k->flushes++;
+	b->o = b->buf;
+}
+
+static void
+sink_init(struct sink *k, size_t cap)
+{
+	memset(k, 0, sizeof *k);
+	k->out.buf = k->out.o = malloc(cap);
+	ck_assert_ptr_nonnull(k->out.buf);
+	k->out.limit = k->out.buf + cap - CATFMT_SLACK;
+	k->out.flush = collect;
+}
+
+/*
+ * Format in[0..len) given as buffers that end at the offsets in cuts
+ * (each copied to its own allocation with the overread bytes as junk).
+ */
+static char *
+format(const struct cat_options *opt, enum catfmt_scan scan, const char *in,
+       size_t len, const size_t *cuts, size_t ncuts, size_t cap,
+       size_t *out_len, size_t *flushes)
+{
+	struct catfmt f;
+	struct sink k;
+	size_t at = 0, i, end;
+	char *buf;
+
+	sink_init(&k, cap);
+	catfmt_init(&f, opt, &k.out, scan);
+	for (i = 0; i <= ncuts; i++) {
+		end = i < ncuts ? cuts[i] : len;
+		if (end <= at)
+			continue;
+		buf = malloc(end - at + CATFMT_OVERREAD);
+		ck_assert_ptr_nonnull(buf);
+		memcpy(buf, in + at, end - at);
+		memset(buf + end - at, '\n', CATFMT_OVERREAD);
+		catfmt_buffer(&f, buf, buf + (end - at));
+		free(buf);
+		at = end;
+	}
+	catfmt_finish(&f);
+	collect(&k.out);
+	free(k.out.buf);
+	*out_len = k.len;
+	if (flushes != NULL)
+		*flushes = k.flushes;
+	return k.all;
+}
+
+/* GNU cat 9.1's output for one small input, per option set. */
+static const char known_in[] = "a\tb\r\n\n\n\nc\001\377d\r\nlast";
+static const struct {
+	struct cat_options opt;
+	const char *want;
+} known[] = {
+    {{1, 0, 0, 0, 0, 0},
+     "     1\ta\tb\r\n     2\t\n     3\t\n     4\t\n     5\tc\001\377d\r\n"
+     "     6\tlast"},
+    {{1, 1, 0, 0, 0, 0},
+     "     1\ta\tb\r\n\n\n\n     2\tc\001\377d\r\n     3\tlast"},
+    {{0, 0, 1, 0, 0, 0}, "a\tb\r\n\nc\001\377d\r\nlast"},
+    {{0, 0, 0, 1, 0, 0}, "a\tb^M$\n$\n$\n$\nc\001\377d^M$\nlast"},
+    {{0, 0, 0, 0, 1, 0}, "a^Ib\r\n\n\n\nc\001\377d\r\nlast"},
+    {{0, 0, 0, 0, 0, 1}, "a\tb^M\n\n\n\nc^AM-^?d^M\nlast"},
+    {{0, 0, 0, 1, 1, 1}, "a^Ib^M$\n$\n$\n$\nc^AM-^?d^M$\nlast"},
+    {{1, 0, 1, 1, 0, 0},
+     "     1\ta\tb^M$\n     2\t$\n     3\tc\001\377d^M$\n     4\tlast"},
+};
+#define NKNOWN (int)(sizeof known / sizeof known[0])
+
+START_TEST(known_outputs)
+{
+	int k = _i % NKNOWN;
+	size_t len;
+	char *got = format(&known[k].opt, scans[_i / NKNOWN], known_in,
+			   sizeof known_in - 1, NULL, 0, CAT_BUF, &len, NULL);
+
+	ck_assert_uint_eq(len, strlen(known[k].want));
+	ck_assert_msg(memcmp(got, known[k].want, len) == 0, "set %d: %s", k,
+		      got);
+	free(got);
+}
+END_TEST
+
+/*
+ * Cut in two at every offset, and with a 1-byte output room past the
+ * slack (a flush at every step): the output of one buffer each time. The
+ * input runs past 64 bytes so that every loop's chunks are used, and is
+ * drawn from the bytes that need work, so that lines, CR LF pairs and
+ * runs of empty lines end up on both sides of every chunk and cut.
+ */
+START_TEST(any_cut)
+{
+	static const char alphabet[] = "aaaa\r\n\n\t\001\377";
+	int k = _i % NKNOWN;
+	char in[400];
+	size_t len = sizeof in, whole_len, got_len, flushes, cut, i;
+	char *whole, *got;
+	uint32_t r = 12345;
+
+	for (i = 0; i < len; i++) {
+		r = r * 1103515245u + 12345u;
+		in[i] = alphabet[(r >> 16) % (sizeof alphabet - 1)];
+	}
+	whole = format(&known[k].opt, scans[_i / NKNOWN], in, len, NULL, 0,
+		       CAT_BUF, &whole_len, NULL);
+	for (cut = 1; cut < len; cut++) {
+		got = format(&known[k].opt, scans[_i / NKNOWN], in, len, &cut,
+			     1, CATFMT_SLACK + 1, &got_len, &flushes);
+		ck_assert_msg(got_len == whole_len &&
+				  memcmp(got, whole, got_len) == 0,
+			      "set %d cut at %zu", k, cut);
+		ck_assert_uint_gt(flushes, 2);
+		free(got);
+	}
+	free(whole);
+}
+END_TEST
+
+/* The counter widens past 999999 and carries through every digit. */
+START_TEST(number_widens)
+{
+	static const struct cat_options n = {1, 0, 0, 0, 0, 0};
+	struct catfmt f;
+	struct sink k;
+	char in[6 + CATFMT_OVERREAD] = "x\nx\nx\n";
+
+	sink_init(&k, CAT_BUF);
+	catfmt_init(&f, &n, &k.out, scans[_i]);
+	catfmt_number_from(&f, 999999);
+	catfmt_buffer(&f, in, in + 6);
+	catfmt_number_from(&f, 99999999999);
+	catfmt_buffer(&f, in, in + 2);
+	catfmt_finish(&f);
+	collect(&k.out);
+	ck_assert_str_eq(k.all, "999999\tx\n1000000\tx\n1000001\tx\n"
+				"99999999999\tx\n");
+	free(k.out.buf);
+	free(k.all);
+}
+END_TEST
+
+/* A CR ending the last buffer is held back, then written as it is. */
+START_TEST(final_cr)
+{
+	static const struct cat_options e = {0, 0, 0, 1, 0, 0};
+	size_t len;
+	char *got =
+	    format(&e, scans[_i], "a\r", 2, NULL, 0, CAT_BUF, &len, NULL);
+
+	ck_assert_uint_eq(len, 2);
+	ck_assert(memcmp(got, "a\r", 2) == 0);
+	free(got);
+}
+END_TEST
+
+static Suite *
+catfmt_suite(void)
+{
+	Suite *s = suite_create("catfmt");
+	TCase *tc = tcase_create("catfmt");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, known_outputs, 0, NKNOWN * NSCANS);
+	tcase_add_loop_test(tc, any_cut, 0, NKNOWN * NSCANS);
+	tcase_add_loop_test(tc, number_widens, 0, NSCANS);
+	tcase_add_loop_test(tc, final_cr, 0, NSCANS);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return suite_main(catfmt_suite());
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pipebench's parts in-process (src/pb_*.c): the units of sizes and
+ * rates, the durations, the JSON writer, the statistics, the checker's
+ * line counts and its report of a mismatch.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipebench.h"
+#include "prog.h"
+#include "spawn.h"
+
+/* What pipebench.c defines: the options, and where the status goes. */
+static struct pb_options options;
+const struct pb_options *pb_opt = &options;
+FILE *pb_status;
+
+START_TEST(amounts)
+{
+	static const struct {
+		double v;
+		int si, no_units;
+		const char *want;
+	} cases[] = {
+	    {0, 0, 0, "   0.00 B"},	{1024, 0, 0, "1024.00 B"},
+	    {1025, 0, 0, "   1.00 kB"}, {1048576, 0, 0, "1024.00 kB"},
+	    {1001, 1, 0, "   1.00 kB"}, {123456, 0, 1, " 123456 B"},
+	};
+	char buf[32];
+
+	options.si = cases[_i].si;
+	options.no_units = cases[_i].no_units;
+	ck_assert_str_eq(pb_amount(buf, sizeof buf, cases[_i].v),
+			 cases[_i].want);
+}
+END_TEST
+
+START_TEST(durations)
+{
+	char buf[32];
+
+	ck_assert_str_eq(pb_duration(buf, sizeof buf, 0), "00h00m00.00s");
+	ck_assert_str_eq(pb_duration(buf, sizeof buf, 3661.5), "01h01m01.50s");
+	ck_assert_str_eq(pb_duration(buf, sizeof buf, 59.994), "00h00m59.99s");
+}
+END_TEST
+
+START_TEST(json_writer)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct pb_json j;
+	FILE *f = open_memstream(&text, &len);
+
+	pb_json_open(&j, f);
+	pb_json_u64(&j, "bytes", 12);
+	pb_json_string(&j, "name", "a \"b\"\\\n");
+	pb_json_begin(&j, "rates", '[');
+	pb_json_real(&j, NULL, 1.5, 1);
+	pb_json_real(&j, NULL, 2, 0);
+	pb_json_end(&j, ']');
+	pb_json_begin(&j, "inner", '{');
+	pb_json_bool(&j, "stopped", 1);
+	pb_json_end(&j, '}');
+	pb_json_close(&j);
+	fclose(f);
+	ck_assert_str_eq(text,
+			 "{\"bytes\":12,\"name\":\"a \\\"b\\\"\\\\\\u000a\","
+			 "\"rates\":[1.5,2],\"inner\":{\"stopped\":true}}"
+			 "\n");
+	free(text);
+}
+END_TEST
+
+START_TEST(statistics)
+{
+	double v[] = {1, 2, 3, 4}, one[] = {7};
+
+	ck_assert(pb_median(v, 4) == 2.5);
+	ck_assert(pb_median(v, 3) == 2);
+	ck_assert(pb_median(one, 1) == 7);
+	ck_assert(pb_rank(v, 4, 0.5) == 2);
+	ck_assert(pb_rank(v, 4, 0.9) == 4);
+	ck_assert(pb_rank(v, 4, 0) == 1);
+}
+END_TEST
+
+START_TEST(line_counts)
+{
+	static const char s[] = "a\nbb\n\nccc\n0123456789\nend";
+	struct pb_expect e;
+	size_t i;
+	uint64_t naive = 0;
+
+	for (i = 0; i < sizeof s - 1; i++) {
+		ck_assert_uint_eq(pb_count_lines(s, i), naive);
+		naive += s[i] == '\n';
+	}
+	ck_assert_int_eq(pb_expect_line(&e, "xy"), 0);
+	ck_assert_uint_eq(pb_lines_before(&e, 0), 0);
+	ck_assert_uint_eq(pb_lines_before(&e, 3), 1);
+	ck_assert_uint_eq(pb_lines_before(&e, 3000000001), 1000000000);
+	free(e.buf);
+}
+END_TEST
+
+/* A changed byte: its offset, its line, both lines shown. */
+START_TEST(mismatch_report)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct pb_expect e;
+
+	prog_init("pipebench");
+	ck_assert_int_eq(pb_expect_line(&e, "y"), 0);
+	e.err = open_memstream(&text, &len);
+	ck_assert_int_eq(pb_verify(&e, "y\ny\n", 4, 0), 0);
+	ck_assert_int_eq(pb_verify(&e, "y\nn\n", 4, 4), -1);
+	fclose(e.err);
+	ck_assert_str_eq(text, "pipebench: mismatch at byte 6, line 4\n"
+			       "pipebench: expected: \"y\"\n"
+			       "pipebench: received: \"n\"\n");
+	free(text);
+	free(e.buf);
+}
+END_TEST
+
+static Suite *
+pbparts_suite(void)
+{
+	Suite *s = suite_create("pbparts");
+	TCase *tc = tcase_create("pbparts");
+
+	tcase_add_loop_test(tc, amounts, 0, 6);
+	tcase_add_test(tc, durations);
+	tcase_add_test(tc, json_writer);
+	tcase_add_test(tc, statistics);
+	tcase_add_test(tc, line_counts);
+	tcase_add_test(tc, mismatch_report);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return suite_main(pbparts_suite());
+}

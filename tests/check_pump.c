@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libfastio's pump (src/fastio/pump.c): the strategy each pair of kinds
+ * gets, the downgrade to read()/write() and the side of an error, limits,
+ * the bytes a caller sees and keeps, gathering, signals, small files.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fastio/fastio.h"
+#include "spawn.h"
+
+/* Everything the pump moves from in to out, with its steps' strategy. */
+static enum fio_strategy
+pump_all(struct fio_pump *p)
+{
+	enum fio_strategy first = FIO_STRATEGY_COUNT;
+	ssize_t n;
+
+	while ((n = fio_pump_fill(p)) > 0) {
+		if (first == FIO_STRATEGY_COUNT)
+			first = fio_pump_strategy(p);
+		ck_assert_int_eq(fio_pump_flush(p), 0);
+	}
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(fio_pump_flush_all(p), 0);
+	return first;
+}
+
+/*
+ * A small file just opened is read whole in one read(), and when it held
+ * exactly the st_size bytes fstat saw, the read that would return 0 is
+ * skipped. A file that grew after fstat (st_size too small), a FUSE-like
+ * file claiming size 0, and one that shrank must all come back whole.
+ */
+START_TEST(small_file_sizes)
+{
+	static const off_t claimed[] = {10, 0, 3, 100};
+	const char *data = "0123456789";
+	struct fio_fd in, out;
+	struct fio_pump p;
+	char buf[200], got[64];
+	size_t len = 0, n;
+	const char *held;
+	int fd = spawn_temp_fd(data, 0), sink[2];
+
+	ck_assert_int_eq(pipe(sink), 0);
+	ck_assert_int_eq(fio_classify_opened(fd, O_RDONLY, &in), 0);
+	ck_assert_int_eq(fio_classify(sink[1], &out), 0);
+	in.st.st_size = claimed[_i];
+	fio_pump_init(&p, &in, &out, buf, sizeof buf, FIO_FOREVER,
+		      FIO_PUMP_USER);
+	ck_assert_int_eq(fio_pump_strategy(&p),
+			 claimed[_i] < 200 ? FIO_READFILE : FIO_WRITE);
+	while (fio_pump_fill(&p) > 0) {
+		held = fio_pump_data(&p, &n);
+		memcpy(got + len, held, n);
+		len += n;
+		fio_pump_keep(&p, 0);
+		/* Only a file of exactly its size is known to end at once. */
+		if (len == 10 && _i == 0)
+			ck_assert_int_eq(p.eof, 1);
+	}
+	ck_assert_uint_eq(len, 10);
+	ck_assert(memcmp(got, data, 10) == 0);
+	fio_pump_end(&p);
+	close(fd);
+	close(sink[0]);
+	close(sink[1]);
+}
+END_TEST
+
+/* A file too big for the pump's buffer is not read in one go. */
+START_TEST(small_file_bigger_than_buffer)
+{
+	struct fio_fd in, out;
+	struct fio_pump p;
+	char buf[4];
+	int fd = spawn_temp_fd("0123456789", 0), sink[2];
+
+	ck_assert_int_eq(pipe(sink), 0);
+	ck_assert_int_eq(fio_classify_opened(fd, O_RDONLY, &in), 0);
+	ck_assert_int_eq(fio_classify(sink[1], &out), 0);
+	fio_pump_init(&p, &in, &out, buf, sizeof buf, FIO_FOREVER,
+		      FIO_PUMP_USER);
+	ck_assert_int_eq(fio_pump_strategy(&p), FIO_WRITE);
+	ck_assert_int_eq(fio_pump_fill(&p), 4);
+	ck_assert_int_eq(p.eof, 0);
+	fio_pump_end(&p);
+	close(fd);
+	close(sink[0]);
+	close(sink[1]);
+}
+END_TEST
+
+/* --bytes: the pump stops after limit bytes, on every strategy. */
+START_TEST(limit)
+{
+	static const char *const disable[] = {"", "all"};
+	struct fio_fd in, out;
+	struct fio_pump p;
+	char buf[3], got[64];
+	int fd = spawn_temp_fd("0123456789", 0), q[2];
+
+	fio_reset();
+	ck_assert_int_eq(fio_disable(disable[_i]), 0);
+	ck_assert_int_eq(pipe(q), 0);
+	ck_assert_int_eq(fio_classify(fd, &in), 0);
+	ck_assert_int_eq(fio_classify(q[1], &out), 0);
+	fio_pump_init(&p, &in, &out, buf, sizeof buf, 7, 0);
+	pump_all(&p);
+	ck_assert_uint_eq(p.total, 7);
+	ck_assert_uint_eq(p.left, 0);
+	ck_assert_int_eq(read(q[0], got, sizeof got), 7);
+	ck_assert(memcmp(got, "0123456", 7) == 0);
+	fio_pump_end(&p);
+	close(fd);
+	close(q[0]);
+	close(q[1]);
+	fio_reset();
+}
+END_TEST
+
+/* The user path: the caller sees each read and keeps a prefix of it. */
+START_TEST(keep)
+{
+	struct fio_fd in, out;
+	struct fio_pump p;
+	const char *data;
+	char buf[64], got[64];
+	size_t n;
+	int q[2], r[2];
+
+	ck_assert_int_eq(pipe(q), 0);
+	ck_assert_int_eq(pipe(r), 0);
+	ck_assert_int_eq(write(q[1], "line 1\nline 2\n", 14), 14);
+	close(q[1]);
+	ck_assert_int_eq(fio_classify(q[0], &in), 0);
+	ck_assert_int_eq(fio_classify(r[1], &out), 0);
+	fio_pump_init(&p, &in, &out, buf, sizeof buf, FIO_FOREVER,
+		      FIO_PUMP_USER);
+	ck_assert_int_eq(fio_pump_strategy(&p), FIO_WRITE);
+	ck_assert_int_eq(fio_pump_fill(&p), 14);
+	data = fio_pump_data(&p, &n);
+	ck_assert_uint_eq(n, 14);
+	ck_assert(memcmp(data, "line 1\n", 7) == 0);
+	fio_pump_keep(&p, 7);
+	ck_assert_int_eq(fio_pump_flush(&p), 0);
+	ck_assert_uint_eq(p.total, 7);
+	ck_assert_int_eq(read(r[0], got, sizeof got), 7);
+	fio_pump_end(&p);
+	close(q[0]);
+	close(r[0]);
+	close(r[1]);
+}
+END_TEST
+
+/*
+ * FIO_PUMP_GATHER: small files wait in the buffer for the next ones; a
+ * big file's kernel path sends them first; flush_all sends the rest.
+ */
+START_TEST(gather)
+{
+	struct fio_fd a, b, big, out;
+	struct fio_pump p;
+	char buf[256], *data = malloc(200000), *got = malloc(300000);
+	int fa = spawn_temp_fd("first\n", 0), fb = spawn_temp_fd("second\n", 0),
+	    fbig, q[2];
+	size_t i, len = 0;
+	ssize_t n;
+
+	for (i = 0; i < 199999; i++)
+		data[i] = i % 50 == 49 ? '\n' : 'x';
+	data[199999] = '\0';
+	fbig = spawn_temp_fd(data, 0);
+	ck_assert_int_eq(pipe(q), 0);
+	fcntl(q[0], F_SETFL, O_NONBLOCK);
+	fio_pipe_grow(q[1], 1 << 20);
+	ck_assert_int_eq(fio_classify_opened(fa, O_RDONLY, &a), 0);
+	ck_assert_int_eq(fio_classify_opened(fb, O_RDONLY, &b), 0);
+	ck_assert_int_eq(fio_classify(fbig, &big), 0);
+	ck_assert_int_eq(fio_classify(q[1], &out), 0);
+	fio_pump_init(&p, &a, &out, buf, sizeof buf, FIO_FOREVER,
+		      FIO_PUMP_GATHER);
+	while (fio_pump_fill(&p) > 0)
+		ck_assert_int_eq(fio_pump_flush(&p), 0);
+	fio_pump_next(&p, &b, FIO_FOREVER);
+	while (fio_pump_fill(&p) > 0)
+		ck_assert_int_eq(fio_pump_flush(&p), 0);
+	/* Both small files still wait, in order. */
+	ck_assert_uint_eq(p.held, 13);
+	ck_assert_int_eq(read(q[0], got, 10), -1);
+	fio_pump_next(&p, &big, FIO_FOREVER);
+	ck_assert_int_eq(pump_all(&p), FIO_SPLICE);
+	while ((n = read(q[0], got + len, 300000 - len)) > 0)
+		len += (size_t)n;
+	ck_assert_uint_eq(len, 13 + 199999);
+	ck_assert(memcmp(got, "first\nsecond\n", 13) == 0);
+	ck_assert(memcmp(got + 13, data, 199999) == 0);
+	fio_pump_end(&p);
+	free(data);
+	free(got);
+	close(fa);
+	close(fb);
+	close(fbig);
+	close(q[0]);
+	close(q[1]);
+}
+END_TEST
+
+/* A refusal of the kernel path (O_APPEND output) still moves every byte. */
+START_TEST(refusal_downgrades)
+{
+	struct fio_fd in, out;
+	struct fio_pump p;
+	char buf[16], got[64];
+	int fd = spawn_temp_fd("0123456789", 0),
+	    o = spawn_temp_fd("", O_APPEND);
+
+	ck_assert_int_eq(fio_classify(fd, &in), 0);
+	ck_assert_int_eq(fio_classify(o, &out), 0);
+	fio_pump_init(&p, &in, &out, buf, sizeof buf, FIO_FOREVER, 0);
+	ck_assert_int_eq(fio_pump_strategy(&p), FIO_COPY_FILE_RANGE);
+	pump_all(&p);
+	ck_assert_int_eq(fio_pump_strategy(&p), FIO_WRITE);
+	ck_assert_int_eq(pread(o, got, sizeof got, 0), 10);
+	ck_assert(memcmp(got, "0123456789", 10) == 0);
+	fio_pump_end(&p);
+	close(fd);
+	close(o);
+}
+END_TEST
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * FIO_PUMP_SIGNALS: a read waiting on an empty pipe returns -1/EINTR when
+ * a signal comes; without the flag the pump waits on. The signal is sent
+ * by a child once the test is blocked, seen through /proc (no sleep).
+ */
+START_TEST(signals)
+{
+	struct sigaction sa;
+	struct fio_fd in, out;
+	struct fio_pump p;
+	char buf[64];
+	int q[2], r[2];
+	pid_t parent = getpid(), pid;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGUSR1, &sa, NULL);
+	ck_assert_int_eq(pipe(q), 0);
+	ck_assert_int_eq(pipe(r), 0);
+	ck_assert_int_eq(fio_classify(q[0], &in), 0);
+	ck_assert_int_eq(fio_classify(r[1], &out), 0);
+	fio_pump_init(&p, &in, &out, buf, sizeof buf, FIO_FOREVER,
+		      FIO_PUMP_SIGNALS | (_i ? FIO_PUMP_USER : 0));
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char path[64], state[256] = "";
+		FILE *f;
+
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)parent);
+		/* Wait for the parent to sleep (state S) in the pump. */
+		while (strstr(state, ") S ") == NULL) {
+			f = fopen(path, "r");
+			if (f == NULL || fgets(state, sizeof state, f) == NULL)
+				_exit(1);
+			fclose(f);
+		}
+		kill(parent, SIGUSR1);
+		_exit(0);
+	}
+	ck_assert_int_eq(fio_pump_fill(&p), -1);
+	ck_assert_int_eq(errno, EINTR);
+	waitpid(pid, NULL, 0);
+	ck_assert_int_eq(write(q[1], "x", 1), 1);
+	ck_assert_int_eq(fio_pump_fill(&p), 1);
+	fio_pump_end(&p);
+	close(q[0]);
+	close(q[1]);
+	close(r[0]);
+	close(r[1]);
+	signal(SIGUSR1, SIG_DFL);
+}
+END_TEST
+
+/* fio_copy says which side failed, whichever strategy was moving bytes. */
+START_TEST(copy_error_side)
+{
+	static const char *const disable[] = {"", "all"};
+	struct fio_fd in, out;
+	enum fio_side side;
+	char buf[4096];
+	int fd = spawn_temp_fd("some bytes", 0), full, dir;
+
+	fio_reset();
+	ck_assert_int_eq(fio_disable(disable[_i]), 0);
+	lseek(fd, 0, SEEK_SET);
+	full = open("/dev/full", O_WRONLY);
+	ck_assert_int_eq(fio_classify(fd, &in), 0);
+	ck_assert_int_eq(fio_classify(full, &out), 0);
+	ck_assert_int_eq(fio_copy(&in, &out, buf, sizeof buf, NULL, &side), -1);
+	ck_assert_int_eq(errno, ENOSPC);
+	ck_assert_int_eq(side, FIO_SIDE_OUTPUT);
+
+	dir = open("/", O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(fio_classify(dir, &in), 0);
+	ck_assert_int_eq(fio_copy(&in, &out, buf, sizeof buf, NULL, &side), -1);
+	ck_assert_int_eq(errno, EISDIR);
+	ck_assert_int_eq(side, FIO_SIDE_INPUT);
+	close(dir);
+	close(full);
+	close(fd);
+	fio_reset();
+}
+END_TEST
+
+/* The strategy each pair of kinds gets, and what it moved. */
+START_TEST(copy_strategies)
+{
+	int p[2], fd = spawn_temp_fd("0123456789", 0),
+		  out = spawn_temp_fd(NULL, 0);
+	enum fio_strategy used;
+	struct fio_fd fin, fout;
+	char buf[64];
+
+	fio_reset();
+	ck_assert_int_eq(pipe(p), 0);
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(fio_classify(fd, &fin), 0);
+	ck_assert_int_eq(fio_classify(out, &fout), 0);
+	ck_assert_int_eq(fio_copy(&fin, &fout, buf, sizeof buf, &used, NULL),
+			 0);
+	ck_assert_int_eq(used, FIO_COPY_FILE_RANGE);
+	ck_assert_int_eq(pread(out, buf, sizeof buf, 0), 10);
+
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(fio_classify(p[1], &fout), 0);
+	ck_assert_int_eq(fio_copy(&fin, &fout, buf, sizeof buf, &used, NULL),
+			 0);
+	ck_assert_int_eq(used, FIO_SPLICE);
+	ck_assert_int_eq(read(p[0], buf, sizeof buf), 10);
+	ck_assert(memcmp(buf, "0123456789", 10) == 0);
+
+	fio_disable("splice");
+	lseek(fd, 0, SEEK_SET);
+	ck_assert_int_eq(fio_copy(&fin, &fout, buf, sizeof buf, &used, NULL),
+			 0);
+	ck_assert_int_eq(used, FIO_WRITE);
+	ck_assert_int_eq(read(p[0], buf, sizeof buf), 10);
+	fio_reset();
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	close(out);
+}
+END_TEST
+
+static Suite *
+pump_suite(void)
+{
+	Suite *s = suite_create("pump");
+	TCase *tc = tcase_create("pump");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, small_file_sizes, 0, 4);
+	tcase_add_test(tc, small_file_bigger_than_buffer);
+	tcase_add_loop_test(tc, limit, 0, 2);
+	tcase_add_test(tc, keep);
+	tcase_add_test(tc, gather);
+	tcase_add_test(tc, refusal_downgrades);
+	tcase_add_loop_test(tc, signals, 0, 2);
+	tcase_add_loop_test(tc, copy_error_side, 0, 2);
+	tcase_add_test(tc, copy_strategies);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return suite_main(pump_suite());
+}
