@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --exec and --compare: producers started on a pipe of ours, and
- * --compare's interleaved runs with their table.
+ * --compare's interleaved runs (their table: pb_table.c).
  */
 #include "config.h"
 
@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -84,51 +86,22 @@ pb_producer_result(const char *name, int wstatus, const struct run *r)
 	return WEXITSTATUS(wstatus);
 }
 
-/* pb_amount() without the padding, for tables. */
-static const char *
-trimmed(char *buf, size_t size, double v)
-{
-	const char *s = pb_amount(buf, size, v);
-
-	return s + strspn(s, " ");
-}
-
-/* A Markdown table cell: '|' escaped; commands as code. */
-static void
-cell(const char *s, int code)
-{
-	if (code)
-		putchar('`');
-	for (; *s; s++) {
-		if (*s == '|')
-			putchar('\\');
-		putchar(*s == '\n' ? ' ' : *s);
-	}
-	if (code)
-		putchar('`');
-}
-
-/* Each command's measured runs: rates and times, runs of them a row. */
-struct results {
-	double *rate, *secs;
-};
-
 /*
- * One run of cmd: its rate and time, 0 if all went well (else a message
- * was printed and the status is for the exit).
+ * One run of cmd, its record filled; 0 if all went well, -1 if it could
+ * not start, else an exit status (a message was printed).
  */
 static int
-run_once(const char *cmd, char *buf, int null, double *rate, double *secs,
-	 uint64_t *bytes)
+run_once(const char *cmd, char *buf, int null, struct pb_run *one)
 {
 	const struct pb_options *opt = pb_opt;
 	struct timespec spawned, ended;
+	struct rusage ru;
 	struct run r;
-	int fd, wstatus, bad, rc = 0;
+	int fd, bad, rc = 0;
 	pid_t pid;
-	double t;
 
 	memset(&r, 0, sizeof r);
+	memset(&ru, 0, sizeof ru);
 	if (pb_expected.buf != NULL)
 		pb_expected.pos = 0;
 	clock_gettime(CLOCK_MONOTONIC, &spawned);
@@ -142,17 +115,19 @@ run_once(const char *cmd, char *buf, int null, double *rate, double *secs,
 	r.out.fd = null;
 	bad = pb_measure(&r, buf) < 0;
 	close(fd);
-	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+	while (wait4(pid, &one->wstatus, 0, &ru) < 0 && errno == EINTR)
 		;
 	clock_gettime(CLOCK_MONOTONIC, &ended);
-	if (pb_producer_result(cmd, wstatus, &r) != 0 || bad)
+	if (pb_producer_result(cmd, one->wstatus, &r) != 0 || bad)
 		rc = EXIT_FAILURE;
-	t = opt->wall ? pb_seconds(&spawned, &ended)
-	    : r.bytes ? pb_seconds(&r.first, &r.end)
-		      : 0;
-	*secs = t;
-	*rate = t > 0 ? (double)(opt->size ? opt->size : r.bytes) / t : 0;
-	*bytes = r.bytes;
+	one->secs = opt->wall ? pb_seconds(&spawned, &ended)
+		    : r.bytes ? pb_seconds(&r.first, &r.end)
+			      : 0;
+	one->rate = one->secs > 0
+			? (double)(opt->size ? opt->size : r.bytes) / one->secs
+			: 0;
+	one->bytes = r.bytes;
+	one->rss_kb = ru.ru_maxrss;
 	return rc;
 }
 
@@ -162,13 +137,12 @@ run_once(const char *cmd, char *buf, int null, double *rate, double *secs,
  * can slow the next, and shuffling spreads that over everyone.
  */
 static int
-run_rounds(char **cmds, int n, char *buf, int null, struct results *res)
+run_rounds(char **cmds, int n, char *buf, int null, struct pb_run *runs)
 {
 	const struct pb_options *opt = pb_opt;
 	unsigned round, total = opt->warmup + opt->runs, at;
 	int i, j, k, t, rc = 0, one, *order = calloc((size_t)n, sizeof *order);
-	double rate, secs;
-	uint64_t bytes;
+	struct pb_run scratch;
 	char a[32];
 
 	if (order == NULL)
@@ -183,16 +157,20 @@ run_rounds(char **cmds, int n, char *buf, int null, struct results *res)
 			order[j] = order[k];
 			order[k] = t;
 		}
+		at = round < opt->warmup ? round : round - opt->warmup;
 		for (j = 0; j < n && !pb_interrupted; j++) {
+			struct pb_run *slot =
+			    round < opt->warmup
+				? &scratch
+				: &runs[(unsigned)order[j] * opt->runs + at];
+
 			i = order[j];
-			one =
-			    run_once(cmds[i], buf, null, &rate, &secs, &bytes);
+			one = run_once(cmds[i], buf, null, slot);
 			if (one < 0) {
 				free(order);
 				return -1;
 			}
 			rc |= one;
-			at = round < opt->warmup ? round : round - opt->warmup;
 			if (!opt->quiet)
 				fprintf(stderr, "%s %u/%u: %s: %s in %.3f s\n",
 					round < opt->warmup ? "warmup" : "run",
@@ -200,99 +178,63 @@ run_rounds(char **cmds, int n, char *buf, int null, struct results *res)
 					round < opt->warmup ? opt->warmup
 							    : opt->runs,
 					cmds[i],
-					pb_amount(a, sizeof a, (double)bytes),
-					secs);
-			if (round < opt->warmup)
-				continue;
-			res->secs[(unsigned)i * opt->runs + at] = secs;
-			res->rate[(unsigned)i * opt->runs + at] = rate;
+					pb_amount(a, sizeof a, slot->bytes),
+					slot->secs);
 		}
 	}
 	free(order);
 	return rc;
 }
 
-/* The Markdown table on stdout and (--json) the results on the status. */
-static void
-report(char **cmds, int n, struct results *res)
+/* The command --reference names, by --name or as written; -1 if none. */
+static int
+reference(char **cmds, int n)
 {
 	const struct pb_options *opt = pb_opt;
-	double base = 0, m;
-	char a[32], b[32], c[32];
-	struct pb_json j;
-	unsigned k;
 	int i;
 
-	printf("| command | rate (median) | min - max | time (median) | "
-	       "vs first |\n|:--|--:|--:|--:|--:|\n");
-	if (opt->json) {
-		pb_json_open(&j, pb_status);
-		pb_json_begin(&j, "results", '[');
-	}
-	for (i = 0; i < n; i++) {
-		double *v = res->rate + (unsigned)i * opt->runs,
-		       *s = res->secs + (unsigned)i * opt->runs;
-
-		qsort(v, opt->runs, sizeof *v, pb_cmp_double);
-		qsort(s, opt->runs, sizeof *s, pb_cmp_double);
-		m = pb_median(v, opt->runs);
-		if (i == 0)
-			base = m;
-		if (opt->json) {
-			pb_json_begin(&j, NULL, '{');
-			pb_json_string(&j, "command", cmds[i]);
-			if (i < opt->nnames)
-				pb_json_string(&j, "name", opt->names[i]);
-			pb_json_real(&j, "median", m, 0);
-			pb_json_real(&j, "min", v[0], 0);
-			pb_json_real(&j, "max", v[opt->runs - 1], 0);
-			pb_json_real(&j, "ratio", base > 0 ? m / base : 0, 4);
-			pb_json_begin(&j, "rates", '[');
-			for (k = 0; k < opt->runs; k++)
-				pb_json_real(&j, NULL, v[k], 0);
-			pb_json_end(&j, ']');
-			pb_json_end(&j, '}');
-		}
-		fputs("| ", stdout);
-		cell(i < opt->nnames ? opt->names[i] : cmds[i],
-		     i >= opt->nnames);
-		printf(" | %s/s | %s - %s/s | %.3f s | %.2f |\n",
-		       trimmed(a, sizeof a, m), trimmed(b, sizeof b, v[0]),
-		       trimmed(c, sizeof c, v[opt->runs - 1]),
-		       pb_median(s, opt->runs), base > 0 ? m / base : 0);
-	}
-	if (opt->json) {
-		pb_json_end(&j, ']');
-		pb_json_close(&j);
-	}
+	if (opt->reference == NULL)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(pb_command_name(cmds, i), opt->reference) == 0 ||
+		    strcmp(cmds[i], opt->reference) == 0)
+			return i;
+	prog_warn(0, "--reference: no command named %s",
+		  prog_quote(opt->reference));
+	return -1;
 }
 
-/* --compare: each command's runs, interleaved, then a Markdown table. */
+/* --compare: each command's runs, interleaved, then the table. */
 int
 pb_compare(char **cmds, int n, char *buf)
 {
-	size_t cells = (size_t)n * pb_opt->runs;
-	struct results res = {calloc(cells, sizeof(double)),
-			      calloc(cells, sizeof(double))};
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC), rc;
+	struct pb_export json, md;
+	struct pb_run *runs = calloc((size_t)n * pb_opt->runs, sizeof *runs);
+	int null = -1, rc = EXIT_FAILURE, ref = reference(cmds, n);
 
-	if (res.rate == NULL || res.secs == NULL || null < 0) {
-		prog_warn(errno, "compare");
-		rc = EXIT_FAILURE;
-	} else {
-		rc = run_rounds(cmds, n, buf, null, &res);
-		if (rc < 0)
-			rc = EXIT_FAILURE;
-		else if (pb_interrupted)
-			rc = 128 + SIGINT;
-		else {
-			report(cmds, n, &res);
-			rc |= prog_close_stdout();
-		}
+	memset(&md, 0, sizeof md);
+	if (runs == NULL || ref < 0 ||
+	    pb_export_open(&json, pb_opt->export_json) < 0)
+		goto out;
+	if (pb_export_open(&md, pb_opt->export_markdown) < 0) {
+		pb_export_abort(&json);
+		goto out;
 	}
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	rc = null < 0 ? -1 : run_rounds(cmds, n, buf, null, runs);
+	if (rc < 0 || pb_interrupted) {
+		if (rc < 0 && null < 0)
+			prog_warn(errno, "/dev/null");
+		rc = rc < 0 ? EXIT_FAILURE : 128 + SIGINT;
+		pb_export_abort(&json);
+		pb_export_abort(&md);
+		goto out;
+	}
+	rc |= pb_report_comparison(cmds, n, ref, runs, &json, &md);
+	rc |= prog_close_stdout();
+out:
 	if (null >= 0)
 		close(null);
-	free(res.rate);
-	free(res.secs);
+	free(runs);
 	return rc;
 }

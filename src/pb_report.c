@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -18,76 +19,78 @@ pb_seconds(const struct timespec *from, const struct timespec *to)
 	       (double)(to->tv_nsec - from->tv_nsec) / 1e9;
 }
 
+/* Microseconds of a timestamp, truncated as gettimeofday() gives them. */
+int64_t
+pb_usec(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000 + t->tv_nsec / 1000;
+}
+
 /*
- * "%7.2f UNIT" as pipebench 0.40 prints sizes and rates: the unit steps up
- * while the integer value is strictly greater than the base.
+ * A size or rate as pipebench 0.40 prints it, "%7.2f UNIT" with the B of
+ * bytes: integer hundredths that truncate, a unit step while the value is
+ * more than base (1024, or 1000 with -I) units, and a first step before
+ * the hundredths for values past base squared; "%7.0f B" with -u. 10,000
+ * bytes are 9.76 kB, not 9.77.
  */
 const char *
-pb_amount(char *buf, size_t size, double v)
+pb_amount(char *buf, size_t size, uint64_t v)
 {
-	static const char *const units[] = {"B",  "kB", "MB", "GB",
-					    "TB", "PB", "EB"};
-	uint64_t base = pb_opt->si ? 1000 : 1024, n = (uint64_t)v;
-	unsigned u = 0;
+	static const char *const units[] = {"", "k", "M", "G", "T", "P", "E"};
+	uint64_t base = pb_opt->si ? 1000 : 1024, x = v;
+	unsigned e = 0;
 
 	if (pb_opt->no_units) {
-		snprintf(buf, size, "%7llu B", (unsigned long long)n);
+		snprintf(buf, size, "%7.0f B", (double)v);
 		return buf;
 	}
-	while (n > base && u < 6) {
-		n /= base;
-		v /= (double)base;
-		u++;
+	if (x > base * base) {
+		e++;
+		x /= base;
 	}
-	snprintf(buf, size, "%7.2f %s", v, units[u]);
+	x *= 100;
+	while (x > 100 * base) {
+		e++;
+		x /= base;
+	}
+	for (; e >= sizeof units / sizeof units[0]; e--)
+		x *= base;
+	snprintf(buf, size, "%7.2f %sB", (double)x / 100.0, units[e]);
 	return buf;
 }
 
+/* pb_amount() without its padding, for tables and the terminal. */
 const char *
-pb_duration(char *buf, size_t size, double t)
+pb_amount_short(char *buf, size_t size, uint64_t v)
 {
-	int h = (int)(t / 3600), m = (int)(t / 60) % 60;
+	const char *s = pb_amount(buf, size, v);
 
-	snprintf(buf, size, "%02dh%02dm%05.2fs", h, m,
-		 t - h * 3600.0 - m * 60.0);
+	return s + strspn(s, " ");
+}
+
+/* A duration as 0.40 prints it: hours unbounded, hundredths truncated. */
+const char *
+pb_duration(char *buf, size_t size, int64_t usec)
+{
+	long long s = (long long)(usec / 1000000);
+
+	snprintf(buf, size, "%.2lldh%.2lldm%.2lld.%.2llds", s / 3600,
+		 s / 60 % 60, s % 60, (long long)(usec % 1000000 / 10000));
 	return buf;
 }
 
-/* The running line: Habets' format, or ours with -p or a known size. */
-void
-pb_print_running(const struct run *r, double t, uint64_t bytes, double rate)
+/*
+ * 0.40's rate: bytes over seconds in single precision, the seconds from
+ * the two timestamps' fields as it subtracts them, then truncated.
+ */
+uint64_t
+pb_summary_rate(uint64_t bytes, int64_t from_us, int64_t to_us)
 {
-	const struct pb_options *opt = pb_opt;
-	char a[32], b[32], c[32], d[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	double avg = t > 0 ? (double)bytes / t : 0, left;
+	float n =
+	    (float)((double)(to_us / 1000000 - from_us / 1000000) +
+		    (double)(to_us % 1000000 - from_us % 1000000) / 1000000.0);
 
-	if (opt->raw) {
-		fprintf(pb_status, "%llu\n", (unsigned long long)rate);
-	} else if (opt->progress || r->size) {
-		fprintf(pb_status, "%s: %s %s/second now, %s/second average",
-			pb_duration(a, sizeof a, t),
-			pb_amount(b, sizeof b, (double)bytes),
-			pb_amount(c, sizeof c, rate),
-			pb_amount(d, sizeof d, avg));
-		if (r->size && avg > 0) {
-			left = bytes < r->size ? (double)(r->size - bytes) : 0;
-			fprintf(pb_status, ", %3d%%, ETA %s",
-				(int)(100.0 * (double)bytes / (double)r->size),
-				pb_duration(a, sizeof a, left / avg));
-		}
-		fputc(opt->status_file ? '\n' : '\r', pb_status);
-	} else {
-		localtime_r(&now, &tm);
-		strftime(d, sizeof d, "%a %b %e %H:%M:%S %Y", &tm);
-		fprintf(pb_status, "%s: %s %s/second (%s)%c",
-			pb_duration(a, sizeof a, t),
-			pb_amount(b, sizeof b, (double)bytes),
-			pb_amount(c, sizeof c, rate), d,
-			opt->status_file ? '\n' : '\r');
-	}
-	fflush(pb_status);
+	return n != 0 ? (uint64_t)((float)bytes / n) : 0;
 }
 
 static const char *
@@ -108,45 +111,26 @@ describe(char *buf, size_t size, const struct fio_fd *f)
 	return buf;
 }
 
+/*
+ * 0.40's summary, byte for byte: 79 spaces that blank the running line,
+ * ended by CR (LF in a status file), then two lines. --verbose adds ours.
+ */
 void
 pb_print_summary(const struct run *r)
 {
+	int64_t from = pb_usec(&r->start), to = pb_usec(&r->end);
 	char a[64], b[32], c[32];
-	double t = pb_seconds(&r->start, &r->end);
 
-	/* Blank the running line; 0.40 ends the blanks with LF in files. */
 	fprintf(pb_status, "%79s%cSummary:\nPiped %s in %s: %s/second\n", "",
 		pb_opt->status_file ? '\n' : '\r',
-		pb_amount(a, sizeof a, (double)r->bytes),
-		pb_duration(b, sizeof b, t),
-		pb_amount(c, sizeof c, t > 0 ? (double)r->bytes / t : 0));
+		pb_amount(a, sizeof a, r->bytes),
+		pb_duration(b, sizeof b, to - from),
+		pb_amount(c, sizeof c, pb_summary_rate(r->bytes, from, to)));
+	if (!pb_opt->verbose)
+		return;
 	fprintf(pb_status, "Mode: %s, input %s, ", mode_name(r),
 		describe(a, sizeof a, &r->in));
 	fprintf(pb_status, "output %s\n", describe(a, sizeof a, &r->out));
-}
-
-int
-pb_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The value below which a fraction q of the sorted v lies (nearest rank). */
-double
-pb_rank(const double *v, size_t n, double q)
-{
-	size_t i = (size_t)(q * (double)n + 0.999999);
-
-	return n == 0 ? 0 : v[i == 0 ? 0 : i - 1];
-}
-
-/* The middle of the sorted v, or the mean of the two middle values. */
-double
-pb_median(const double *v, size_t n)
-{
-	return n == 0 ? 0 : (v[(n - 1) / 2] + v[n / 2]) / 2;
 }
 
 /* Rates of the sample intervals, with their order statistics. */
@@ -154,18 +138,20 @@ static void
 json_samples(struct pb_json *j, const struct run *r)
 {
 	size_t i, n;
-	double *v = pb_sample_rates(r, &n), sum = 0;
+	struct pb_sample *samples = pb_samples(r, &n);
+	double *v = malloc((n + 1) * sizeof *v), sum = 0;
 
 	pb_json_begin(j, "samples", '{');
 	pb_json_real(j, "interval", PB_SAMPLE_SECONDS, 3);
 	pb_json_u64(j, "count", n);
 	pb_json_begin(j, "rates", '[');
-	for (i = 0; i < n; i++) {
+	for (i = 0; v != NULL && i < n; i++) {
+		v[i] = samples[i].rate;
 		pb_json_real(j, NULL, v[i], 0);
 		sum += v[i];
 	}
 	pb_json_end(j, ']');
-	if (n > 0) {
+	if (v != NULL && n > 0) {
 		qsort(v, n, sizeof *v, pb_cmp_double);
 		pb_json_real(j, "min", v[0], 0);
 		pb_json_real(j, "avg", sum / (double)n, 0);
@@ -176,6 +162,7 @@ json_samples(struct pb_json *j, const struct run *r)
 	}
 	pb_json_end(j, '}');
 	free(v);
+	free(samples);
 }
 
 /* --json: one line, the last of the status output. */

@@ -13,12 +13,14 @@
 #include "pipebench.h"
 
 /*
- * Rate samples for --json are taken this often: short enough that a run of
- * a few seconds gives a distribution, long enough that the sampling thread
- * costs nothing measurable. Not a tuned constant.
+ * A tick every 100 ms: a frame of the terminal display (at most 10 a
+ * second) and a rate sample for --json, --plot and --export-csv (short
+ * enough that a run of a few seconds gives a distribution, long enough
+ * that the thread costs nothing measurable); the running lines of 0.40
+ * and -r every tenth. Not a tuned constant.
  */
-#define SAMPLE_NS	   100000000L
-#define SAMPLES_PER_SECOND 10
+#define TICK_NS		 100000000L
+#define TICKS_PER_SECOND 10
 
 static struct {
 	pthread_t thread;
@@ -56,13 +58,12 @@ static void *
 ticker(void *unused)
 {
 	struct timespec next = tick.run->start;
-	long step = tick.sample ? SAMPLE_NS : 1000000000L;
-	unsigned per_second = tick.sample ? SAMPLES_PER_SECOND : 1, k = 0;
+	unsigned k = 0;
 	uint64_t now, second_ago = 0;
 
 	(void)unused;
 	for (;;) {
-		next.tv_nsec += step;
+		next.tv_nsec += TICK_NS;
 		if (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;
@@ -80,11 +81,13 @@ ticker(void *unused)
 		k++;
 		if (tick.sample)
 			add_sample(pb_seconds(&tick.run->start, &next), now);
-		if (tick.display && k % per_second == 0) {
-			pb_print_running(tick.run,
-					 pb_seconds(&tick.run->start, &next),
-					 now, (double)(now - second_ago));
-			second_ago = now;
+		if (tick.display &&
+		    (k % TICKS_PER_SECOND == 0 || pb_display_every_tick())) {
+			pb_display(tick.run,
+				   pb_usec(&next) - pb_usec(&tick.run->start),
+				   now, now - second_ago);
+			if (k % TICKS_PER_SECOND == 0)
+				second_ago = now;
 		}
 		pthread_mutex_unlock(&tick.lock);
 	}
@@ -98,7 +101,7 @@ pb_ticker_start(const struct run *r, int display)
 
 	tick.run = r;
 	tick.display = display;
-	tick.sample = pb_opt->json;
+	tick.sample = pb_opt->json || pb_opt->plot || pb_opt->export_csv;
 	if (!tick.display && !tick.sample)
 		return;
 	/* The ticks are on the clock the run is timed by. */
@@ -132,25 +135,33 @@ pb_ticker_stop(void)
 	tick.started = 0;
 }
 
-/* Rates of the sample intervals that lie between first byte and end. */
-double *
-pb_sample_rates(const struct run *r, size_t *n)
+/* The sample intervals that lie between the first byte and the end. */
+struct pb_sample *
+pb_samples(const struct run *r, size_t *n)
 {
 	double first = pb_seconds(&r->start, &r->first),
-	       end = pb_seconds(&r->start, &r->end), *v;
+	       end = pb_seconds(&r->start, &r->end);
+	struct pb_sample *v;
 	size_t i;
 
 	*n = 0;
 	v = malloc((tick.n + 1) * sizeof *v);
 	for (i = 1; v != NULL && i < tick.n; i++)
 		if (tick.at[i - 1] >= first && tick.at[i] <= end)
-			v[(*n)++] =
+			v[(*n)++] = (struct pb_sample){
+			    tick.at[i],
 			    (double)(tick.bytes[i] - tick.bytes[i - 1]) /
-			    (tick.at[i] - tick.at[i - 1]);
+				(tick.at[i] - tick.at[i - 1]),
+			    tick.bytes[i]};
+	return v;
+}
+
+void
+pb_ticker_free(void)
+{
 	free(tick.at);
 	free(tick.bytes);
 	tick.at = NULL;
 	tick.bytes = NULL;
 	tick.n = tick.cap = 0;
-	return v;
 }

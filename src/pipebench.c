@@ -43,6 +43,12 @@ enum {
 	OPT_WALL,
 	OPT_SHUFFLE,
 	OPT_NAME,
+	OPT_VERBOSE,
+	OPT_PLOT,
+	OPT_EXPORT_CSV,
+	OPT_EXPORT_JSON,
+	OPT_EXPORT_MARKDOWN,
+	OPT_REFERENCE,
 	OPT_HELP,
 	OPT_VERSION
 };
@@ -63,6 +69,12 @@ static const struct option longopts[] = {
     {"wall", no_argument, NULL, OPT_WALL},
     {"shuffle", no_argument, NULL, OPT_SHUFFLE},
     {"name", required_argument, NULL, OPT_NAME},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"plot", no_argument, NULL, OPT_PLOT},
+    {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
+    {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
+    {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
+    {"reference", required_argument, NULL, OPT_REFERENCE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -86,7 +98,7 @@ usage(int status_code)
 	    "Options of pipebench 0.40:\n"
 	    "  -b SIZE        buffer size when copying with read()/write()\n"
 	    "  -e             accepted; every error ends the run anyway\n"
-	    "  -h             display this help and exit\n"
+	    "  -h             display pipebench 0.40's usage and exit\n"
 	    "  -I             1 kB = 1000 B instead of 1024 B\n"
 	    "  -o             do not show the summary\n"
 	    "  -q             show only the summary\n"
@@ -107,10 +119,14 @@ usage(int status_code)
 	    "      --expect-file=F  check that the stream equals the file F\n"
 	    "      --touch          read() every byte instead of splicing\n"
 	    "      --json           add a JSON summary as the last line\n"
-	    "  -p, --progress       show a progress line (percentage and ETA "
+	    "      --verbose        add how the bytes moved to the summary\n"
+	    "      --plot           chart the rates over time after the "
+	    "summary\n"
+	    "      --export-csv=F   write the rate samples to the file F\n"
+	    "  -p, --progress       show our progress line (percentage and ETA "
 	    "when the\n"
-	    "                       size is known), also when stderr is not a "
-	    "tty\n"
+	    "                       size is known) instead of 0.40's running "
+	    "line\n"
 	    "      --size=N         the stream's size, for the percentage and "
 	    "ETA\n"
 	    "      --exec           run COMMAND with its output on a pipe of "
@@ -123,6 +139,10 @@ usage(int status_code)
 	    "      --shuffle        a new random order of the COMMANDs each "
 	    "round\n"
 	    "      --name=NAME      name the COMMANDs in the table, in order\n"
+	    "      --reference=NAME the COMMAND the ratios are to (default: "
+	    "the first)\n"
+	    "      --export-json=F  write every run of the comparison to F\n"
+	    "      --export-markdown=F  write the comparison's table to F\n"
 	    "      --help           display this help and exit\n"
 	    "      --version        output version information and exit\n"
 	    "\n"
@@ -172,6 +192,18 @@ parse_count(const char *s, uint64_t *v)
 	return 0;
 }
 
+/* -h: pipebench 0.40's own two lines, as Debian's 0.40 prints them. */
+static int
+usage_040(void)
+{
+	fputs("Pipebench 0.40, by Thomas Habets <thomas@habets.pp.se>\n"
+	      "usage: ... | pipebench [ -ehqQIoru ] [ -b <bufsize ] "
+	      "[ -s <file> | -S <file> ]\\\n"
+	      "           | ...\n",
+	      stdout);
+	return prog_close_stdout();
+}
+
 /* Continue parsing, or stop with this exit status. */
 #define GO_ON (-1)
 
@@ -186,7 +218,7 @@ short_option(int c, struct pb_options *opt)
 	case 'e':
 		break;
 	case 'h':
-		return usage(EXIT_SUCCESS);
+		return usage_040();
 	case 'q':
 		opt->quiet = 1;
 		break;
@@ -290,6 +322,24 @@ long_option(int c, struct pb_options *opt)
 	case OPT_SHUFFLE:
 		opt->shuffle = 1;
 		break;
+	case OPT_VERBOSE:
+		opt->verbose = 1;
+		break;
+	case OPT_PLOT:
+		opt->plot = 1;
+		break;
+	case OPT_EXPORT_CSV:
+		opt->export_csv = optarg;
+		break;
+	case OPT_EXPORT_JSON:
+		opt->export_json = optarg;
+		break;
+	case OPT_EXPORT_MARKDOWN:
+		opt->export_markdown = optarg;
+		break;
+	case OPT_REFERENCE:
+		opt->reference = optarg;
+		break;
 	case OPT_NAME:
 		names = realloc(opt->names,
 				(size_t)(opt->nnames + 1) * sizeof *names);
@@ -331,6 +381,16 @@ check_options(const struct pb_options *opt, int argc, char **argv)
 		prog_warn(0, "--expect-line and --expect-file are exclusive");
 		return usage(EXIT_FAILURE);
 	}
+	if (!opt->compare &&
+	    (opt->export_json || opt->export_markdown || opt->reference)) {
+		prog_warn(0, "--export-json, --export-markdown and --reference "
+			     "need --compare");
+		return usage(EXIT_FAILURE);
+	}
+	if (opt->compare && (opt->export_csv || opt->plot)) {
+		prog_warn(0, "--plot and --export-csv are for a single run");
+		return usage(EXIT_FAILURE);
+	}
 	return GO_ON;
 }
 
@@ -350,11 +410,12 @@ parse_options(int argc, char **argv, struct pb_options *opt)
 }
 
 /*
- * One run of standard input, or of --exec's command, to standard output.
- * The running line shows on a terminal, in -s/-S files, with -r and -p.
+ * One run of standard input, or of --exec's command, to standard output:
+ * the display while it flows, then the summary, --json, --plot and
+ * --export-csv.
  */
 static int
-run_one(char **command, char *buf)
+run_one(char **command, char *buf, struct pb_export *csv)
 {
 	const struct pb_options *opt = pb_opt;
 	int rc, c, wstatus = 0, display;
@@ -382,13 +443,12 @@ run_one(char **command, char *buf)
 	}
 	if (opt->max_bytes && r.size > opt->max_bytes)
 		r.size = opt->max_bytes;
-	display = !opt->quiet && (opt->raw || opt->progress ||
-				  opt->status_file || isatty(STDERR_FILENO));
-	if (display && !opt->progress && !isatty(STDERR_FILENO))
-		r.size = 0; /* Habets' line in status files, unless -p */
+	display = pb_display_setup();
 	pb_ticker_start(&r, display);
 	rc = pb_measure(&r, buf) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	pb_ticker_stop();
+	if (display)
+		pb_display_end(&r);
 	if ((rc == EXIT_SUCCESS || pb_interrupted) && !opt->no_summary &&
 	    !opt->raw)
 		pb_print_summary(&r);
@@ -402,8 +462,9 @@ run_one(char **command, char *buf)
 	}
 	if (opt->json)
 		pb_print_json(&r, wstatus);
-	else
-		free(pb_sample_rates(&r, &(size_t){0}));
+	if (opt->plot || csv->path != NULL)
+		rc |= pb_samples_out(&r, csv);
+	pb_ticker_free();
 	return rc;
 }
 
@@ -411,6 +472,7 @@ int
 main(int argc, char *argv[])
 {
 	static struct pb_options opt;
+	struct pb_export csv;
 	char *buf;
 	int rc;
 
@@ -443,12 +505,17 @@ main(int argc, char *argv[])
 		prog_warn(0, "memory exhausted");
 		return EXIT_FAILURE;
 	}
+	/* Export files are made before any run: a bad path costs nothing. */
+	if (pb_export_open(&csv, opt.export_csv) < 0) {
+		free(buf);
+		return EXIT_FAILURE;
+	}
 	(void)fio_init();
 	pb_catch_interrupt();
 	if (opt.compare)
 		rc = pb_compare(argv + optind, argc - optind, buf);
 	else
-		rc = run_one(argv + optind, buf);
+		rc = run_one(argv + optind, buf, &csv);
 	if (!opt.compare && pb_status != stderr && fclose(pb_status) != 0) {
 		prog_warn(errno, "%s", prog_quote(opt.status_file));
 		rc = EXIT_FAILURE;

@@ -21,7 +21,8 @@
 /* The command line, parsed once and not changed afterwards. */
 struct pb_options {
 	int quiet, no_summary, raw, si, no_units, progress, touch, json;
-	int exec, compare, wall, shuffle;
+	int exec, compare, wall, shuffle, verbose, plot;
+	const char *export_csv, *export_json, *export_markdown, *reference;
 	unsigned runs, warmup;
 	size_t bufsize;
 	const char *status_file;
@@ -72,18 +73,36 @@ uint64_t pb_lines_before(const struct pb_expect *e, uint64_t off);
 int pb_verify(struct pb_expect *e, const char *p, size_t len, uint64_t base);
 int pb_verify_end(const struct pb_expect *e, uint64_t bytes);
 
-/* pb_ticker.c: running lines and rate samples, from a thread. */
+/* pb_ticker.c: the display and rate samples, from a thread. */
 void pb_ticker_start(const struct run *r, int display);
 void pb_ticker_stop(void);
-/* Rate samples between the first byte and the end: malloc'd, *n of them. */
-double *pb_sample_rates(const struct run *r, size_t *n);
+/* A rate sample: seconds from the start, bytes by then, the interval's
+ * rate (bytes/s). */
+struct pb_sample {
+	double at, rate;
+	uint64_t bytes;
+};
+/* The samples between the first byte and the end: malloc'd, *n of them. */
+struct pb_sample *pb_samples(const struct run *r, size_t *n);
+void pb_ticker_free(void);
 #define PB_SAMPLE_SECONDS 0.1
 
+/* pb_display.c: what shows while data flows. */
+int pb_display_setup(void); /* nonzero if anything will show */
+int pb_display_every_tick(void);
+void pb_display(const struct run *r, int64_t usec, uint64_t bytes,
+		uint64_t speed);
+void pb_display_end(const struct run *r);
+size_t pb_frame(char *out, size_t width, uint64_t size, uint64_t bytes,
+		int64_t usec);
+size_t pb_columns(FILE *f); /* the terminal's width, else 80 */
+
 /* pb_report.c */
-const char *pb_amount(char *buf, size_t size, double v);
-const char *pb_duration(char *buf, size_t size, double t);
-void pb_print_running(const struct run *r, double t, uint64_t bytes,
-		      double rate);
+int64_t pb_usec(const struct timespec *t);
+const char *pb_amount(char *buf, size_t size, uint64_t v);
+const char *pb_amount_short(char *buf, size_t size, uint64_t v);
+const char *pb_duration(char *buf, size_t size, int64_t usec);
+uint64_t pb_summary_rate(uint64_t bytes, int64_t from_us, int64_t to_us);
 void pb_print_summary(const struct run *r);
 void pb_print_json(const struct run *r, int producer);
 int pb_cmp_double(const void *a, const void *b);
@@ -104,6 +123,44 @@ void pb_json_bool(struct pb_json *j, const char *key, int v);
 void pb_json_begin(struct pb_json *j, const char *key, char bracket);
 void pb_json_end(struct pb_json *j, char bracket);
 void pb_json_close(struct pb_json *j); /* the last }, and a newline */
+
+/* pb_export.c: files written whole or not at all. */
+struct pb_export {
+	const char *path; /* NULL: not asked for */
+	char *tmp;
+	FILE *f;
+};
+int pb_export_open(struct pb_export *e, const char *path); /* -1: told */
+int pb_export_commit(struct pb_export *e);		   /* -1: told */
+void pb_export_abort(struct pb_export *e);
+
+/* pb_plot.c: --plot and --export-csv. */
+void pb_plot(FILE *f, const struct pb_sample *s, size_t n, size_t width,
+	     int utf8);
+int pb_samples_out(const struct run *r, struct pb_export *csv);
+
+/* pb_stats.c: --compare's statistics, hyperfine's outlier rule. */
+struct pb_stats {
+	double mean, sd, median, min, max;
+	int outliers;	/* a modified Z-score past the threshold */
+	int slow_first; /* the first run's, on the slow side */
+};
+#define PB_OUTLIER_THRESHOLD (10 * 1.4826)
+void pb_stats(const double *rates, const double *secs, size_t n,
+	      struct pb_stats *s);
+
+/* One measured run of --compare. */
+struct pb_run {
+	double rate, secs;
+	uint64_t bytes;
+	int wstatus;
+	long rss_kb; /* the producer's peak RSS (wait4) */
+};
+
+/* pb_table.c: --compare's table, warnings, JSON and exports. */
+const char *pb_command_name(char **cmds, int i);
+int pb_report_comparison(char **cmds, int n, int ref, const struct pb_run *runs,
+			 struct pb_export *json, struct pb_export *md);
 
 /* pb_compare.c */
 pid_t pb_start_producer(const char *cmd, char *const argv[], int *fd);

@@ -23,13 +23,19 @@ FILE *pb_status;
 START_TEST(amounts)
 {
 	static const struct {
-		double v;
+		uint64_t v;
 		int si, no_units;
 		const char *want;
 	} cases[] = {
-	    {0, 0, 0, "   0.00 B"},	{1024, 0, 0, "1024.00 B"},
-	    {1025, 0, 0, "   1.00 kB"}, {1048576, 0, 0, "1024.00 kB"},
-	    {1001, 1, 0, "   1.00 kB"}, {123456, 0, 1, " 123456 B"},
+	    {0, 0, 0, "   0.00 B"},
+	    {1024, 0, 0, "1024.00 B"},
+	    {1025, 0, 0, "   1.00 kB"},
+	    {1048576, 0, 0, "1024.00 kB"},
+	    {1001, 1, 0, "   1.00 kB"},
+	    {123456, 0, 1, " 123456 B"},
+	    /* Truncated, as 0.40 does (check_pb040 has the rest). */
+	    {10000, 0, 0, "   9.76 kB"},
+	    {1048575, 0, 0, "1023.99 kB"},
 	};
 	char buf[32];
 
@@ -45,8 +51,13 @@ START_TEST(durations)
 	char buf[32];
 
 	ck_assert_str_eq(pb_duration(buf, sizeof buf, 0), "00h00m00.00s");
-	ck_assert_str_eq(pb_duration(buf, sizeof buf, 3661.5), "01h01m01.50s");
-	ck_assert_str_eq(pb_duration(buf, sizeof buf, 59.994), "00h00m59.99s");
+	ck_assert_str_eq(pb_duration(buf, sizeof buf, 3661500000),
+			 "01h01m01.50s");
+	/* Hundredths truncate, as 0.40's do. */
+	ck_assert_str_eq(pb_duration(buf, sizeof buf, 59999999),
+			 "00h00m59.99s");
+	ck_assert_str_eq(pb_duration(buf, sizeof buf, 360000000000),
+			 "100h00m00.00s");
 }
 END_TEST
 
@@ -130,18 +141,111 @@ START_TEST(mismatch_report)
 }
 END_TEST
 
+/* Fixed data through --compare's statistics and hyperfine's rule. */
+START_TEST(compare_statistics)
+{
+	static const double flat[] = {10, 10, 10, 10, 10},
+			    rates[] = {1, 2, 3, 4, 5}, even[] = {1, 1, 1, 1, 1},
+			    slow_first[] = {5, 1, 1.01, 0.99, 1},
+			    outlier[] = {1, 1, 1.01, 0.99, 3},
+			    spread[] = {1.0, 1.1, 0.9, 1.05, 0.95};
+	struct pb_stats st;
+
+	pb_stats(flat, even, 5, &st);
+	ck_assert(st.mean == 10 && st.sd == 0 && st.median == 10);
+	ck_assert(!st.outliers && !st.slow_first);
+	pb_stats(rates, spread, 4, &st);
+	ck_assert(st.mean == 2.5 && st.median == 2.5);
+	ck_assert(st.min == 1 && st.max == 4);
+	ck_assert(st.sd > 1.29099 && st.sd < 1.29100); /* sqrt(5/3) */
+	ck_assert(!st.outliers && !st.slow_first);
+	pb_stats(rates, slow_first, 5, &st);
+	ck_assert(st.slow_first && st.outliers);
+	pb_stats(rates, outlier, 5, &st);
+	ck_assert(!st.slow_first && st.outliers);
+	/* No spread at all: any other value is an outlier. */
+	pb_stats(rates, (const double[]){1, 1, 1, 1, 2}, 5, &st);
+	ck_assert(!st.slow_first && st.outliers);
+	pb_stats(rates, (const double[]){1}, 1, &st);
+	ck_assert(st.sd == 0 && !st.outliers);
+}
+END_TEST
+
+/* The chart of four samples, in ASCII and in block characters. */
+START_TEST(plot)
+{
+	static const struct pb_sample s[] = {
+	    {0.1, 100, 10}, {0.2, 200, 30}, {0.3, 400, 70}, {0.4, 0, 70}};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	options.si = options.no_units = 0;
+	pb_plot(f, s, 4, 80, 0);
+	pb_plot(f, s, 4, 80, 1);
+	fclose(f);
+	ck_assert_str_eq(text, "  400.00 B/s |  # \n"
+			       "             |  # \n"
+			       "             |  # \n"
+			       "             |  # \n"
+			       "             | ## \n"
+			       "             | ## \n"
+			       "             |### \n"
+			       "             |### \n"
+			       "             +----\n"
+			       "             0s0.4s\n"
+			       "  400.00 B/s │  █ \n"
+			       "             │  █ \n"
+			       "             │  █ \n"
+			       "             │  █ \n"
+			       "             │ ██ \n"
+			       "             │ ██ \n"
+			       "             │███ \n"
+			       "             │███ \n"
+			       "             └────\n"
+			       "             0s0.4s\n");
+	free(text);
+}
+END_TEST
+
+/* Samples that do not fit are averaged in buckets; eighths show. */
+START_TEST(plot_buckets)
+{
+	struct pb_sample s[100];
+	char *text = NULL, *line;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+
+	for (i = 0; i < 100; i++)
+		s[i] = (struct pb_sample){0.1 * (double)(i + 1),
+					  i < 50 ? 1000 : 500, 0};
+	pb_plot(f, s, 100, 40, 1);
+	fclose(f);
+	/* 26 columns of 100 samples; half height shows as a full block at
+	 * row 4 and nothing above. */
+	line = strstr(text, "\n             │");
+	ck_assert_ptr_nonnull(line);
+	ck_assert(strstr(text, "─────────────────────────\n") != NULL);
+	ck_assert(strstr(text, "0s                    10.0s\n") != NULL);
+	free(text);
+}
+END_TEST
+
 static Suite *
 pbparts_suite(void)
 {
 	Suite *s = suite_create("pbparts");
 	TCase *tc = tcase_create("pbparts");
 
-	tcase_add_loop_test(tc, amounts, 0, 6);
+	tcase_add_loop_test(tc, amounts, 0, 8);
 	tcase_add_test(tc, durations);
 	tcase_add_test(tc, json_writer);
 	tcase_add_test(tc, statistics);
 	tcase_add_test(tc, line_counts);
 	tcase_add_test(tc, mismatch_report);
+	tcase_add_test(tc, compare_statistics);
+	tcase_add_test(tc, plot);
+	tcase_add_test(tc, plot_buckets);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,15 +116,14 @@ START_TEST(summary_units)
 	snprintf(want, sizeof want, CLEAR "Summary:\nPiped %s in ", c->amount);
 	ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0,
 		      "case %d: got '%s'", _i, r.err);
-	/* "00h00m00.00s: RATE UNIT/second\nMode: ...\n" */
+	/* "00h00m00.00s: RATE UNIT/second\n", the last line */
 	p = r.err + strlen(want);
 	ck_assert(parse_duration(p) >= 0);
 	ck_assert(p[12] == ':' && p[13] == ' ');
 	n = parse_amount(p + 14, c->flag && strcmp(c->flag, "-u") == 0);
 	ck_assert_msg(n > 0, "case %d: rate in '%s'", _i, p);
-	ck_assert_msg(strncmp(p + 14 + n, "/second\nMode: ", 14) == 0,
-		      "case %d: '%s'", _i, p + 14 + n);
-	ck_assert(strchr(p + 14 + n + 14, '\n')[1] == '\0');
+	ck_assert_msg(strcmp(p + 14 + n, "/second\n") == 0, "case %d: '%s'", _i,
+		      p + 14 + n);
 	spawn_free(&r);
 	free(data);
 }
@@ -292,7 +292,8 @@ START_TEST(mode_line)
 	    {NULL, NULL, IN_PIPE, OUT_SOCKET,
 	     "Mode: copy, input pipe of 1048576 bytes, output socket\n"},
 	};
-	const char *argv[] = {"pipebench", "-q", cases[_i].flag, NULL};
+	const char *argv[] = {"pipebench", "-q", "--verbose", cases[_i].flag,
+			      NULL};
 	const char *env[] = {cases[_i].env, NULL};
 	struct spawn s = {0};
 	struct spawn_result r;
@@ -700,16 +701,20 @@ START_TEST(errors)
 }
 END_TEST
 
-/* -h and --help: the help on stdout; --version. */
+/*
+ * -h: pipebench 0.40's usage (check_pb040 has all of it); --help: ours on
+ * stdout; --version.
+ */
 START_TEST(help)
 {
 	static const char *const flags[] = {"-h", "--help", "--version"};
 	const char *argv[] = {"pipebench", flags[_i], NULL};
 	struct spawn s = {0};
 	struct spawn_result r;
-	const char *want = _i < 2 ? "Usage: pipebench [OPTION]...\n"
-				  : "pipebench (" PACKAGE_NAME
-				    ") " PACKAGE_VERSION "\n";
+	const char *want = _i == 0   ? "Pipebench 0.40, by Thomas Habets"
+			   : _i == 1 ? "Usage: pipebench [OPTION]...\n"
+				     : "pipebench (" PACKAGE_NAME
+				       ") " PACKAGE_VERSION "\n";
 
 	s.in = IN_DEVNULL;
 	s.out = OUT_PIPE;
@@ -717,9 +722,10 @@ START_TEST(help)
 	ck_assert(r.exited && r.status == 0);
 	ck_assert_str_eq(r.err, "");
 	ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0, "'%s'", r.out);
-	if (_i < 2)
+	if (_i == 1)
 		ck_assert(strstr(r.out, "\n  -b SIZE ") != NULL &&
-			  strstr(r.out, "\n      --compare ") != NULL);
+			  strstr(r.out, "\n      --compare ") != NULL &&
+			  strstr(r.out, "\n      --export-json=F ") != NULL);
 	spawn_free(&r);
 }
 END_TEST
@@ -893,17 +899,20 @@ END_TEST
  * --compare: every command runs warmup + runs times, interleaved; one
  * table row each, in order, the first with ratio 1.00.
  */
-/* "| NAME | RATE/s | MIN - MAX/s | T s | RATIO |": the rate in bytes. */
+/*
+ * "| NAME | MEAN ± SD/s | MEDIAN/s | MIN - MAX/s | T s | RATIO |": the
+ * median in bytes, and the ratio.
+ */
 static double
 row_rate(const char *row, double *ratio)
 {
-	const char *p = strstr(row, " | ") + 3;
-	double v = strtod(p, NULL);
+	const char *median = strstr(strstr(row, " | ") + 3, " | ") + 3, *p;
+	double v = strtod(median, NULL);
 
 	for (p = strstr(row, " |\n") - 1; *p != ' '; p--)
 		;
 	*ratio = strtod(p, NULL);
-	p = strstr(row, "B/s");
+	p = strstr(median, "B/s");
 	switch (p[-1]) {
 	case 'k':
 		return v * 1024;
@@ -959,16 +968,16 @@ START_TEST(compare)
 		return;
 	}
 	ck_assert_msg(r.exited && r.status == 0, "'%s'", r.err);
-	for (p = r.err; (p = strstr(p, "run ")) != NULL; p++)
+	for (p = r.err; (p = strstr(p, "\nrun ")) != NULL; p++)
 		runs++;
 	ck_assert_int_eq(runs, 6);
 	ck_assert(
 	    strstr(r.err, "warmup 1/1: echo one; echo two:    8.00 B in") !=
 	    NULL);
-	ck_assert(strstr(r.err, "run 3/3: head -c 300000 /dev/zero:  292.97 kB "
+	ck_assert(strstr(r.err, "run 3/3: head -c 300000 /dev/zero:  292.96 kB "
 				"in") != NULL);
-	p = "| command | rate (median) | min - max | time (median) | vs first "
-	    "|\n|:--|--:|--:|--:|--:|\n| zeros | ";
+	p = "| command | rate (mean ± σ) | median | min - max | time (median) "
+	    "| vs first |\n|:--|--:|--:|--:|--:|--:|\n| zeros | ";
 	ck_assert_msg(strncmp(r.out, p, strlen(p)) == 0, "'%s'", r.out);
 	ck_assert(row_rate(r.out + strlen(p) - 10, &ratio) > 0 && ratio == 1.0);
 	p = strstr(r.out, " | 1.00 |\n| two lines | ");
@@ -985,8 +994,9 @@ START_TEST(compare)
 	}
 	p = strchr(p + 10, '\n');
 	ck_assert(p != NULL && p[1] == '\0');
-	p = strstr(r.err, "{\"results\":[{\"command\":\"head -c 300000 "
-			  "/dev/zero\",\"name\":\"zeros\",\"median\":");
+	p = strstr(r.err, "{\"reference\":\"zeros\",\"results\":[{\"command\":"
+			  "\"head -c 300000 /dev/zero\",\"name\":\"zeros\","
+			  "\"median\":");
 	ck_assert(p != NULL);
 	ck_assert(strstr(p, "\"ratio\":1.0000,\"rates\":[") != NULL);
 	ck_assert(strstr(p, "\"name\":\"zeros\"") != NULL);
@@ -1018,6 +1028,230 @@ START_TEST(compare_wall)
 }
 END_TEST
 
+/*
+ * On a terminal: the progress display, redrawn in place, sized to the
+ * terminal, its last frame left on a line of its own before 0.40's
+ * summary. fakeio.so makes the run 10,000,000 bytes in one second, so the
+ * final frame is exact: with --size a bar, percentage, rate and ETA;
+ * without, bytes, rate and elapsed time; cut to a narrow terminal.
+ */
+START_TEST(progress_display)
+{
+	static const struct {
+		unsigned short cols;
+		const char *size, *frame;
+	} cases[] = {
+	    {60, "--size=10000000",
+	     "100% [=====================] 9.53 MB 9.53 MB/s ETA 00:00:00"},
+	    {80, "--size=20000000",
+	     " 50% [====================>                    ] 9.53 MB "
+	     "9.53 MB/s ETA 00:00:01"},
+	    {60, NULL, "9.53 MB 9.53 MB/s 00:00:01"},
+	    {30, "--size=10000000", "100% 9.53 MB 9.53 MB/s ETA 00"},
+	};
+	char preload[PATH_MAX + 32];
+	const char *env[] = {preload, "FAKE_BYTES=10000000",
+			     "FAKE_USEC=1000000",
+			     "ASAN_OPTIONS=verify_asan_link_order=0", NULL};
+	const char *argv[] = {"pipebench", cases[_i].size, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	const char *lf, *line;
+
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s/tests/fakeio.so",
+		 getenv("FIO_BUILDDIR"));
+	s.env = env;
+	s.in = IN_DEVNULL;
+	s.out = OUT_DEVNULL;
+	s.err_cols = cases[_i].cols;
+	run(&s, &r, argv);
+	ck_assert(r.exited && r.status == 0);
+	/* The screen's line: what the last carriage return left. */
+	lf = strchr(r.err, '\n');
+	ck_assert_ptr_nonnull(lf);
+	for (line = lf; line > r.err && line[-1] != '\r'; line--)
+		;
+	ck_assert_msg((size_t)(lf - line) == strlen(cases[_i].frame) &&
+			  strncmp(line, cases[_i].frame, (size_t)(lf - line)) ==
+			      0,
+		      "case %d: '%.*s'", _i, (int)(lf - line), line);
+	ck_assert_uint_le((size_t)(lf - line), cases[_i].cols - 1u);
+	ck_assert(strstr(lf, "\rSummary:\nPiped    9.53 MB in "
+			     "00h00m01.00s:    9.53 MB/second\n") != NULL);
+	spawn_free(&r);
+}
+END_TEST
+
+static char *
+read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 16);
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, (1 << 16) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * --export-json: every run of every command, with its exit status and
+ * its producer's peak RSS; --export-markdown: the table of stdout;
+ * --reference: the ratios to the command it names.
+ */
+START_TEST(compare_exports)
+{
+	char json[] = "/tmp/fastio-export-XXXXXX", md[64], jopt[96], mopt[96];
+	const char *argv[] = {"pipebench",
+			      "--compare",
+			      "-q",
+			      "--runs=3",
+			      "--warmup=0",
+			      jopt,
+			      mopt,
+			      "--name=zeros",
+			      "head -c 300000 /dev/zero",
+			      "--name=fails",
+			      "head -c 1000 /dev/zero; exit 3",
+			      "--reference=fails",
+			      NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	char *j, *m, *p;
+	int runs = 0, fd = mkstemp(json);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(md, sizeof md, "%s.md", json);
+	snprintf(jopt, sizeof jopt, "--export-json=%s", json);
+	snprintf(mopt, sizeof mopt, "--export-markdown=%s", md);
+	s.in = IN_DEVNULL;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	ck_assert(r.exited && r.status == 1);
+	ck_assert(strstr(r.err, "pipebench: head -c 1000 /dev/zero; exit 3: "
+				"exit status 3\n") != NULL);
+	ck_assert(strstr(r.out, "| time (median) | vs fails |\n") != NULL);
+	ck_assert(strstr(r.out, "| fails | ") != NULL);
+	p = strstr(r.out, "| fails | ");
+	ck_assert(strstr(p, " | 1.00 |\n") != NULL);
+	m = read_file(md);
+	ck_assert_str_eq(m, r.out);
+	j = read_file(json);
+	p = "{\"reference\":\"fails\",\"results\":[";
+	ck_assert(strncmp(j, p, strlen(p)) == 0);
+	for (p = j; (p = strstr(p, "{\"rate\":")) != NULL; p++)
+		runs++;
+	ck_assert_int_eq(runs, 6);
+	ck_assert(strstr(j, "\"bytes\":300000,\"exit_status\":0,"
+			    "\"peak_rss_kb\":") != NULL);
+	ck_assert(strstr(j, "\"bytes\":1000,\"exit_status\":3,"
+			    "\"peak_rss_kb\":") != NULL);
+	ck_assert(strstr(j, "\"mean\":") && strstr(j, "\"stddev\":"));
+	ck_assert(j[strlen(j) - 1] == '\n');
+	unlink(json);
+	unlink(md);
+	free(j);
+	free(m);
+	spawn_free(&r);
+}
+END_TEST
+
+/*
+ * Bad uses of the new options: GNU-style message, status 1, no run made
+ * and no file half-written.
+ */
+START_TEST(export_errors)
+{
+	static const struct {
+		const char *args[4], *err;
+	} cases[] = {
+	    {{"--export-json=/nonexistent/x.json", "--compare", "true"},
+	     "pipebench: /nonexistent/x.json: No such file or directory\n"},
+	    {{"--export-markdown=/nonexistent/x.md", "--compare", "true"},
+	     "pipebench: /nonexistent/x.md: No such file or directory\n"},
+	    {{"--export-csv=/nonexistent/x.csv"},
+	     "pipebench: /nonexistent/x.csv: No such file or directory\n"},
+	    {{"--reference=nothere", "--compare", "true"},
+	     "pipebench: --reference: no command named nothere\n"},
+	    {{"--export-json=x.json"},
+	     "pipebench: --export-json, --export-markdown and --reference "
+	     "need --compare\n" TRY},
+	    {{"--plot", "--compare", "true"},
+	     "pipebench: --plot and --export-csv are for a single run\n" TRY},
+	    {{"--runs=x", "--compare", "true"},
+	     "pipebench: invalid number of runs: x\n" TRY},
+	};
+	const char *argv[6] = {"pipebench"};
+	struct spawn s = {0};
+	struct spawn_result r;
+	int i;
+
+	for (i = 0; i < 4 && cases[_i].args[i]; i++)
+		argv[i + 1] = cases[_i].args[i];
+	s.in = IN_PIPE;
+	s.in_data = "data\n";
+	s.in_len = 5;
+	s.out = OUT_PIPE;
+	run(&s, &r, argv);
+	ck_assert(r.exited && r.status == 1);
+	ck_assert_str_eq(r.err, cases[_i].err);
+	ck_assert_uint_eq(r.out_len, 0);
+	spawn_free(&r);
+}
+END_TEST
+
+/*
+ * --plot and --export-csv after a single run (of our yes, through
+ * --exec, for long enough to give samples): the chart, in ASCII under
+ * LC_ALL=C, follows the summary; the CSV has its header and samples.
+ */
+START_TEST(plot_and_csv)
+{
+	char csv[] = "/tmp/fastio-csv-XXXXXX", copt[64],
+	     *yes = strdup(spawn_path("yes"));
+	const char *argv[] = {"pipebench",  "-q",      "--plot", copt,
+			      "--bytes=3G", "--touch", "--exec", "--",
+			      yes,	    NULL};
+	const char *env[] = {"LC_ALL=C", NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	const char *chart;
+	char *text;
+	int fd = mkstemp(csv);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(copt, sizeof copt, "--export-csv=%s", csv);
+	s.env = env;
+	s.in = IN_DEVNULL;
+	s.out = OUT_DEVNULL;
+	run(&s, &r, argv);
+	ck_assert_msg(r.exited && r.status == 0, "'%s'", r.err);
+	ck_assert_msg(strstr(r.err, "Summary:\nPiped    3.00 GB in ") != NULL,
+		      "'%s'", r.err);
+	/* The samples depend on how long the run took: the chart shows them
+	 * all, or says there were none, as the CSV does. */
+	chart = strstr(r.err, "/second\n") + 8;
+	text = read_file(csv);
+	ck_assert(strncmp(text, "seconds,bytes,rate\n", 19) == 0);
+	if (text[19] == '\0')
+		ck_assert_str_eq(chart, "(no rate samples: the run took less "
+					"than 0.1 s)\n");
+	else
+		ck_assert_msg(strncmp(chart + 10, "/s |", 4) == 0 &&
+				  strstr(chart, "\n             +-") != NULL &&
+				  strstr(chart, "\n             0s") != NULL,
+			      "'%s'", r.err);
+	free(text);
+	free(yes);
+	unlink(csv);
+	spawn_free(&r);
+}
+END_TEST
+
 static Suite *
 pipebench_suite(void)
 {
@@ -1043,6 +1277,10 @@ pipebench_suite(void)
 	tcase_add_loop_test(tc, exec, 0, 3);
 	tcase_add_loop_test(tc, compare, 0, 3);
 	tcase_add_test(tc, compare_wall);
+	tcase_add_loop_test(tc, progress_display, 0, 4);
+	tcase_add_test(tc, compare_exports);
+	tcase_add_loop_test(tc, export_errors, 0, 7);
+	tcase_add_test(tc, plot_and_csv);
 	suite_add_tcase(s, tc);
 	return s;
 }

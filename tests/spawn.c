@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -152,6 +153,20 @@ open_pty(int *master, int *slave)
 	/* Raw: the line discipline must pass bytes through unchanged. */
 	cfmakeraw(&t);
 	return tcsetattr(*slave, TCSANOW, &t);
+}
+
+/* The child's stderr: a pipe, or a terminal err_cols columns wide. */
+static int
+make_error(const struct spawn *s, int ep[2])
+{
+	struct winsize w = {24, 0, 0, 0};
+
+	if (s->err_cols == 0)
+		return pipe2(ep, O_CLOEXEC);
+	w.ws_col = s->err_cols;
+	if (open_pty(&ep[0], &ep[1]) < 0)
+		return -1;
+	return ioctl(ep[1], TIOCSWINSZ, &w);
 }
 
 /* The two ends of the child's stdout: ours (-1 if none) and its. */
@@ -597,7 +612,7 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 	    (out.compare_fd = open(s->out_compare, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	if (make_output(s, &out_ours, &out_theirs) < 0 ||
-	    make_input(s, &in_ours, &in_theirs) < 0 || pipe2(ep, O_CLOEXEC) < 0)
+	    make_input(s, &in_ours, &in_theirs) < 0 || make_error(s, ep) < 0)
 		return -1;
 	pid = fork();
 	if (pid < 0)

@@ -62,6 +62,8 @@ struct spawn {
 	const char *out_compare; /* OUT_PIPE, OUT_SOCKET: compare the output
 				  * with this file as it comes instead of
 				  * keeping it (out_len counts it) */
+	unsigned short err_cols; /* stderr a terminal this wide (raw), not a
+				  * pipe */
 	int spend_pipe_quota;	 /* with uid: first hold pipes grown to 1 MiB
 				  * until the user's soft pipe quota is spent
 				  * (status 125 if it cannot be) */
