@@ -51,34 +51,38 @@ usage(int status)
 		prog_try_help();
 		return status;
 	}
-	printf("Usage: %s [OPTION]... [FILE]...\n", program_name);
-	fputs("Concatenate FILE(s) to standard output.\n"
-	      "\n"
-	      "With no FILE, or when FILE is -, read standard input.\n"
-	      "  -A, --show-all           equivalent to -vET\n"
-	      "  -b, --number-nonblank    number nonempty output lines, "
-	      "overrides -n\n"
-	      "  -e                       equivalent to -vE\n"
-	      "  -E, --show-ends          display $ or ^M$ at end of each "
-	      "line\n"
-	      "  -n, --number             number all output lines\n"
-	      "  -s, --squeeze-blank      suppress repeated empty output "
-	      "lines\n"
-	      "  -t                       equivalent to -vT\n"
-	      "  -T, --show-tabs          display TAB characters as ^I\n"
-	      "  -u                       (ignored)\n"
-	      "  -v, --show-nonprinting   use ^ and M- notation, except for "
-	      "LFD and TAB\n"
-	      "      --help\n"
-	      "         display this help and exit\n"
-	      "      --version\n"
-	      "         output version information and exit\n"
-	      "\n"
-	      "Examples:\n",
+	prog_locale();
+	/* In GNU's pieces, so that GNU's catalog translates those it has. */
+	printf(_("Usage: %s [OPTION]... [FILE]...\n"), program_name);
+	fputs(_("Concatenate FILE(s) to standard output.\n"), stdout);
+	fputs(_("\nWith no FILE, or when FILE is -, read standard input.\n"),
 	      stdout);
-	printf("  %s f - g  Output f's contents, then standard input, then "
-	       "g's contents.\n"
-	       "  %s        Copy standard input to standard output.\n",
+	fputs(_("  -A, --show-all           equivalent to -vET\n"
+		"  -b, --number-nonblank    number nonempty output lines, "
+		"overrides -n\n"
+		"  -e                       equivalent to -vE\n"
+		"  -E, --show-ends          display $ or ^M$ at end of each "
+		"line\n"
+		"  -n, --number             number all output lines\n"
+		"  -s, --squeeze-blank      suppress repeated empty output "
+		"lines\n"),
+	      stdout);
+	fputs(_("  -t                       equivalent to -vT\n"
+		"  -T, --show-tabs          display TAB characters as ^I\n"
+		"  -u                       (ignored)\n"
+		"  -v, --show-nonprinting   use ^ and M- notation, except for "
+		"LFD and TAB\n"),
+	      stdout);
+	fputs(_("      --help\n"
+		"         display this help and exit\n"),
+	      stdout);
+	fputs(_("      --version\n"
+		"         output version information and exit\n"),
+	      stdout);
+	printf(_("\nExamples:\n"
+		 "  %s f - g  Output f's contents, then standard input, then "
+		 "g's contents.\n"
+		 "  %s        Copy standard input to standard output.\n"),
 	       program_name, program_name);
 	fputs("\n"
 	      "This cat is part of fastio-utils, a faster drop-in for GNU "
@@ -396,6 +400,7 @@ main(int argc, char *argv[])
 	int rc = 0;
 
 	prog_init(argv[0]);
+	prog_textdomain("coreutils");
 	rc = parse_options(argc, argv);
 	if (rc >= 0)
 		return rc;

@@ -29,15 +29,29 @@ prog_init(const char *argv0)
  * opens a dozen files, 0.3 ms of every start, which `xargs cat` would pay
  * per process.
  */
+static const char *domain;
+
+void
+prog_textdomain(const char *name)
+{
+	domain = name;
+}
+
 void
 prog_locale(void)
 {
 	static int done;
 
-	if (!done) {
-		setlocale(LC_ALL, "");
-		done = 1;
+	if (done)
+		return;
+	setlocale(LC_ALL, "");
+#if ENABLE_NLS
+	if (domain != NULL) {
+		bindtextdomain(domain, GNU_LOCALEDIR);
+		textdomain(domain);
 	}
+#endif
+	done = 1;
 }
 
 static void
@@ -59,8 +73,9 @@ prog_warn(int err, const char *fmt, ...)
 
 	/* As GNU's error(): what stdout holds goes out before the message. */
 	fflush(stdout);
+	prog_locale();
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(msg, sizeof msg, _(fmt), ap);
 	va_end(ap);
 	report(err, msg);
 }
@@ -228,7 +243,8 @@ prog_quote(const char *name)
 void
 prog_try_help(void)
 {
-	fprintf(stderr, "Try '%s --help' for more information.\n",
+	prog_locale();
+	fprintf(stderr, _("Try '%s --help' for more information.\n"),
 		program_name);
 }
 
@@ -268,7 +284,8 @@ int
 prog_close_stdout(void)
 {
 	if (close_stream(stdout) < 0) {
-		report(errno, "write error");
+		prog_locale();
+		report(errno, _("write error"));
 		return 1;
 	}
 	if (close_stream(stderr) < 0)

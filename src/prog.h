@@ -4,18 +4,37 @@
 
 /* Program-side helpers shared by the tools: messages and stdout's close. */
 
+#if ENABLE_NLS
+#include <libintl.h>
+/* A message of GNU's, translated by GNU's catalog where one has it. */
+#define _(msgid) gettext(msgid)
+#else
+#define _(msgid) (msgid)
+#endif
+
 /* argv[0] as invoked, which is what GNU's messages show. */
 extern const char *program_name;
 
 void prog_init(const char *argv0);
 
 /*
- * Load the locale (setlocale(LC_ALL, "")) once. Messages load it
- * themselves; call it before getopt, whose messages do not.
+ * Load the locale (setlocale(LC_ALL, "")) once, and the text domain
+ * given to prog_textdomain(). Messages load it themselves; call it before
+ * getopt, whose messages do not.
  */
 void prog_locale(void);
 
-/* Print "PROG: MESSAGE" and, when err is not 0, ": strerror(err)". */
+/*
+ * Translate _() messages with domain's catalogs in GNU's locale
+ * directory: "coreutils" for cat and yes, whose messages are GNU's. A
+ * program that never calls it (pipebench) stays in English.
+ */
+void prog_textdomain(const char *domain);
+
+/*
+ * Print "PROG: MESSAGE" and, when err is not 0, ": strerror(err)". fmt is
+ * translated first (_()), so GNU's messages pass GNU's msgid as it is.
+ */
 void prog_warn(int err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -18,16 +18,20 @@ usage(int status)
 		prog_try_help();
 		return status;
 	}
-	printf("Usage: %s [STRING]...\n"
-	       "  or:  %s OPTION\n",
+	/* In GNU's pieces, so that GNU's catalog translates those it has. */
+	printf(_("Usage: %s [STRING]...\n"
+		 "  or:  %s OPTION\n"),
 	       program_name, program_name);
-	fputs("Repeatedly output a line with all specified STRING(s), or 'y'.\n"
-	      "\n"
-	      "      --help\n"
-	      "         display this help and exit\n"
-	      "      --version\n"
-	      "         output version information and exit\n"
-	      "\n"
+	fputs(_("Repeatedly output a line with all specified STRING(s), or "
+		"'y'.\n\n"),
+	      stdout);
+	fputs(_("      --help\n"
+		"         display this help and exit\n"),
+	      stdout);
+	fputs(_("      --version\n"
+		"         output version information and exit\n"),
+	      stdout);
+	fputs("\n"
 	      "This yes is part of fastio-utils, a faster drop-in for GNU "
 	      "coreutils' yes.\n"
 	      "Full documentation: man yes\n",
@@ -76,6 +80,7 @@ main(int argc, char *argv[])
 	int nargs;
 
 	prog_init(argv[0]);
+	prog_textdomain("coreutils");
 	prog_locale();
 	/*
 	 * GNU yes makes a single getopt_long call: the first option found

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Translations: in a German and a French locale, made with localedef in a
+ * temporary LOCPATH, our cat and yes print the same standard error, byte
+ * for byte, and exit with the same status as the system's GNU cat and yes
+ * (through GNU's own catalogs, which we do not ship), in 23 error cases
+ * each. Skipped (status 77, with a line saying why) without the locales'
+ * sources (Debian's locales package), localedef, or a GNU /usr/bin/cat;
+ * and in builds without NLS.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+#ifndef ENABLE_NLS
+#define ENABLE_NLS 0
+#endif
+
+static char locpath[PATH_MAX], infile[PATH_MAX];
+static const char *const locales[] = {"de_DE.UTF-8", "fr_FR.UTF-8"};
+
+/* A case: a program's arguments and the kind of its stdout. "@" is a
+ * readable file; a case with sh set runs through bash, where "@@" is
+ * the program (run as its plain name, exec -a). */
+static const struct {
+	const char *prog, *args[4];
+	enum spawn_out out;
+	const char *sh;
+} cases[] = {
+    {"cat", {"/nonexistent"}, OUT_PIPE, NULL},
+    {"cat", {"."}, OUT_PIPE, NULL},
+    {"cat", {"--foo"}, OUT_PIPE, NULL},
+    {"cat", {"-x"}, OUT_PIPE, NULL},
+    {"cat", {"--number=3"}, OUT_PIPE, NULL},
+    {"cat", {"--show"}, OUT_PIPE, NULL},
+    {"cat", {"@"}, OUT_DEVFULL, NULL},
+    {"cat", {"-n", "@"}, OUT_DEVFULL, NULL},
+    {"cat", {"/nonexistent", "@"}, OUT_PIPE, NULL},
+    {"cat", {"-A", "/nonexistent", "."}, OUT_PIPE, NULL},
+    {"cat", {"@"}, OUT_CLOSED, NULL},
+    {"cat", {"--help"}, OUT_DEVFULL, NULL},
+    {"cat", {"--version"}, OUT_DEVFULL, NULL},
+    {"cat", {NULL}, OUT_PIPE, "cp \"$F\" f && @@ f >> f"},
+    {"cat", {NULL}, OUT_PIPE, "cp \"$F\" f && @@ -n - < f >> f"},
+    {"yes", {"--foo"}, OUT_PIPE, NULL},
+    {"yes", {"-x"}, OUT_PIPE, NULL},
+    {"yes", {NULL}, OUT_DEVFULL, NULL},
+    {"yes", {"--help"}, OUT_DEVFULL, NULL},
+    {"yes", {"--version"}, OUT_DEVFULL, NULL},
+    {"yes", {NULL}, OUT_CLOSED, NULL},
+    {"yes", {"--he"}, OUT_DEVFULL, NULL},
+    {"yes", {"--", "--foo"}, OUT_DEVFULL, NULL},
+};
+#define NCASES (int)(sizeof cases / sizeof cases[0])
+
+static void
+run(const char *exe, int c, const char *locale, struct spawn_result *r)
+{
+	char lp[PATH_MAX + 16], lang[64], fenv[PATH_MAX + 8],
+	    script[PATH_MAX + 256];
+	const char *env[] = {lp, lang, fenv, NULL};
+	const char *argv[8] = {cases[c].prog};
+	const char *p;
+	struct spawn s = {0};
+	int n = 1, i;
+
+	snprintf(lp, sizeof lp, "LOCPATH=%s", locpath);
+	snprintf(lang, sizeof lang, "LANG=%s", locale);
+	snprintf(fenv, sizeof fenv, "F=%s", infile);
+	s.env = env;
+	s.in = IN_DEVNULL;
+	s.out = cases[c].out;
+	if (cases[c].sh != NULL) {
+		/* @@ becomes: exec -a PROG EXE (one command per script). */
+		p = strstr(cases[c].sh, "@@");
+		snprintf(script, sizeof script, "cd /tmp && %.*sexec -a %s %s%s",
+			 (int)(p - cases[c].sh), cases[c].sh, cases[c].prog,
+			 exe, p + 2);
+		argv[0] = "bash";
+		argv[1] = "-c";
+		argv[2] = script;
+		argv[3] = NULL;
+		s.prog = "/bin/bash";
+	} else {
+		for (i = 0; i < 4 && cases[c].args[i]; i++)
+			argv[n++] = strcmp(cases[c].args[i], "@") == 0
+					? infile
+					: cases[c].args[i];
+		argv[n] = NULL;
+		s.prog = exe;
+	}
+	s.argv = argv;
+	ck_assert_int_eq(spawn_run(&s, r), 0);
+}
+
+START_TEST(as_gnu)
+{
+	int c = _i % NCASES;
+	const char *locale = locales[_i / NCASES];
+	char gnu[32];
+	struct spawn_result ours, theirs;
+
+	snprintf(gnu, sizeof gnu, "/usr/bin/%s", cases[c].prog);
+	run(spawn_path(cases[c].prog), c, locale, &ours);
+	run(gnu, c, locale, &theirs);
+	ck_assert_msg(strcmp(ours.err, theirs.err) == 0,
+		      "%s, case %d: ours '%s', GNU's '%s'", locale, c, ours.err,
+		      theirs.err);
+	ck_assert_msg(ours.exited == theirs.exited &&
+			  ours.status == theirs.status &&
+			  ours.signal == theirs.signal,
+		      "%s, case %d: status %d/%d, GNU's %d/%d", locale, c,
+		      ours.status, ours.signal, theirs.status, theirs.signal);
+	/* The catalog was found: the message is not the English one. */
+	if (c == 0)
+		ck_assert(strstr(ours.err, "No such file") == NULL);
+	spawn_free(&ours);
+	spawn_free(&theirs);
+}
+END_TEST
+
+/* The two locales into a temporary LOCPATH; 0, or -1 with why. */
+static int
+make_locales(const char **why)
+{
+	char cmd[PATH_MAX + 128];
+	size_t i;
+
+	if (!ENABLE_NLS) {
+		*why = "built without NLS";
+		return -1;
+	}
+	if (access("/usr/share/i18n/locales/de_DE", R_OK) != 0 ||
+	    access("/usr/share/i18n/locales/fr_FR", R_OK) != 0) {
+		*why = "no locale sources (Debian's locales package)";
+		return -1;
+	}
+	snprintf(locpath, sizeof locpath, "/tmp/fastio-locales-XXXXXX");
+	if (mkdtemp(locpath) == NULL) {
+		*why = "no temporary directory";
+		return -1;
+	}
+	for (i = 0; i < sizeof locales / sizeof locales[0]; i++) {
+		snprintf(cmd, sizeof cmd,
+			 "localedef -i %.5s -f UTF-8 %s/%s >/dev/null 2>&1",
+			 locales[i], locpath, locales[i]);
+		if (system(cmd) != 0) {
+			*why = "localedef failed";
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether /usr/bin/cat and yes are GNU's (not ours, say, diverted in). */
+static int
+system_is_gnu(void)
+{
+	return system("/usr/bin/cat --version | grep -q 'GNU coreutils' && "
+		      "/usr/bin/yes --version | grep -q 'GNU coreutils'") == 0;
+}
+
+int
+main(void)
+{
+	const char *why = "the system's cat and yes are not GNU's";
+	Suite *s = suite_create("nls");
+	TCase *tc = tcase_create("nls");
+	char cmd[PATH_MAX + 16];
+	int rc, fd;
+
+	/* LANG alone chooses the locale of each run. */
+	unsetenv("LC_ALL");
+	unsetenv("LC_MESSAGES");
+	unsetenv("LANGUAGE");
+	if (!system_is_gnu() || make_locales(&why) < 0) {
+		printf("check_nls: skipped: %s\n", why);
+		return 77;
+	}
+	snprintf(infile, sizeof infile, "/tmp/fastio-nls-XXXXXX");
+	fd = mkstemp(infile);
+	if (fd < 0 || write(fd, "a line\n", 7) != 7 || close(fd) != 0)
+		return 99;
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, as_gnu, 0, NCASES * 2);
+	suite_add_tcase(s, tc);
+	rc = suite_main(s);
+	unlink(infile);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", locpath);
+	if (system(cmd) != 0)
+		rc = 1;
+	return rc;
+}
