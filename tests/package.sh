@@ -54,7 +54,7 @@ done' &
 watcher=$!
 
 run 'dpkg -i /tmp/fastio-utils_*.deb' >/dev/null
-has 'Piped    1.00 MB' 'yes | head -c 1048576 | pipebench -q 2>&1 >/dev/null'
+has 'Piped    2.00 MB' 'yes | head -c 2097152 | pipebench -q 2>&1 >/dev/null'
 has 'fastio-utils' '/usr/lib/fastio-utils/bin/cat --version'
 expect 'y y y' '/usr/lib/fastio-utils/bin/yes | head -n 3 | xargs'
 has 'GNU coreutils' 'cat --version'
