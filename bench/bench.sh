@@ -81,7 +81,7 @@ table() { # id title options... -- template peers...
 	# shellcheck disable=SC2086 # opts and reader are words
 	$reader "$pb" --compare -q --json --runs "$runs" $opts "$@" \
 		2>"$tmp/$id.err" || { cat "$tmp/$id.err" >&2; return 1; }
-	sed -n 's/^{"results":\[//p' "$tmp/$id.err" >"$tmp/$id.json"
+	sed -n 's/^{.*"results":\[//p' "$tmp/$id.err" >"$tmp/$id.json"
 }
 
 machine() {

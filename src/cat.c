@@ -302,7 +302,7 @@ setup(void)
 	(void)fio_init();
 	formatting =
 	    opt.number || opt.squeeze || opt.ends || opt.tabs || opt.nonprint;
-	obuf.buf = obuf.o = malloc(OUT_CAP);
+	obuf.buf = obuf.o = fio_buffer_alloc(OUT_CAP);
 	if (obuf.buf == NULL)
 		return -1;
 	obuf.limit = obuf.buf + OUT_CAP - CATFMT_SLACK;
@@ -312,7 +312,7 @@ setup(void)
 			      FIO_PUMP_GATHER);
 		return 0;
 	}
-	in = calloc(1, CAT_BUF + CATFMT_OVERREAD);
+	in = fio_buffer_alloc(CAT_BUF + CATFMT_OVERREAD);
 	if (in == NULL)
 		return -1;
 	fio_pump_init(&pump, NULL, &out, in, CAT_BUF, FIO_FOREVER,

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,6 +408,49 @@ START_TEST(write_all_short)
 }
 END_TEST
 
+/*
+ * The vmsplice strategy starts its stream a few whole patterns into its
+ * buffer (tune.h, FIO_STREAM_PHASE): patterns shorter than, as long as and
+ * longer than that shift, and ones that do not divide a page, still come
+ * out exact.
+ */
+START_TEST(repeat_vmsplice_shifted)
+{
+	static const size_t lens[] = {1, 2, 3, 63, 64, 65, 100, 4095, 4097};
+	enum fio_strategy used = FIO_STRATEGY_COUNT;
+	size_t i, len, plen = lens[_i], limit = 2 * 1000 * 1000 + 13;
+	char *pat = malloc(plen), *got;
+
+	for (i = 0; i < plen; i++)
+		pat[i] = (char)('a' + i % 26);
+	pat[plen - 1] = '\n';
+	fio_reset();
+	ck_assert_int_eq(fio_disable("tee"), 0);
+	got = repeat_through_pipe(pat, plen, limit, &used, &len);
+	ck_assert_str_eq(fio_strategy_name(used), "vmsplice");
+	assert_repeated(got, len, pat, plen, limit);
+	free(got);
+	free(pat);
+	fio_reset();
+}
+END_TEST
+
+/* Buffers for kernel copies: page-aligned and zeroed, whatever the size. */
+START_TEST(buffer_alloc_aligned)
+{
+	static const size_t sizes[] = {1, 4096, (128 << 10) + 64};
+	size_t i;
+	char *b;
+
+	b = fio_buffer_alloc(sizes[_i]);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq((uintptr_t)b % 4096, 0);
+	for (i = 0; i < sizes[_i]; i++)
+		ck_assert_int_eq(b[i], 0);
+	free(b);
+}
+END_TEST
+
 static Suite *
 fastio_suite(void)
 {
@@ -428,6 +472,8 @@ fastio_suite(void)
 	tcase_add_loop_test(tc, repeat_nonblocking, 0, 4);
 	tcase_add_test(tc, pipe_grow_unprivileged);
 	tcase_add_test(tc, write_all_short);
+	tcase_add_loop_test(tc, repeat_vmsplice_shifted, 0, 9);
+	tcase_add_loop_test(tc, buffer_alloc_aligned, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -115,6 +115,13 @@ const char *fio_strategy_name(enum fio_strategy s);
 size_t fio_pipe_grow(int fd, size_t want);
 
 /*
+ * fio_buffer_alloc: a zeroed buffer of size bytes for data the kernel
+ * copies in or out, placed where those copies run at full speed on every
+ * CPU we know of (tune.h). NULL with errno when out of memory; free() it.
+ */
+void *fio_buffer_alloc(size_t size);
+
+/*
  * fio_write_all: write all len bytes, continuing after short writes from
  * where they stopped, retrying EINTR. Returns 0, or -1 with errno (a write
  * that returns 0 is reported as ENOSPC, as GNU's full_write does).

@@ -17,6 +17,7 @@ struct repeat {
 	size_t bufsize; /* bytes mapped at buf */
 	size_t len;	/* pattern length */
 	size_t phase;	/* offset within the pattern of the next byte to send */
+	size_t shift;	/* whole patterns that put vmsplice's stream at FIO_STREAM_PHASE */
 	uint64_t left;	/* bytes still to send, or FIO_FOREVER */
 	int moved;	/* a byte reached the output: no more fallback */
 	int gifted; /* vmsplice took pages of buf: it must never be unmapped */
@@ -86,7 +87,7 @@ pump_vmsplice(struct repeat *r, size_t chunk)
 
 	chunk = whole_patterns(chunk, r->len);
 	while ((iov.iov_len = min_size(chunk, r->left)) > 0) {
-		iov.iov_base = r->buf + r->phase;
+		iov.iov_base = r->buf + r->shift + r->phase;
 		k = fio_vmsplice(r->out.fd, &iov, 1, r->splice_flags);
 		if (k <= 0) {
 			if (k == 0)
@@ -102,7 +103,7 @@ pump_vmsplice(struct repeat *r, size_t chunk)
 static size_t
 capacity(const struct repeat *r)
 {
-	size_t room = r->bufsize - r->len + 1;
+	size_t room = r->bufsize - r->shift - r->len + 1;
 
 	return r->out.pipe_size && r->out.pipe_size < room ? r->out.pipe_size
 							   : room;
@@ -350,6 +351,7 @@ fio_repeat(const struct fio_fd *out, const void *pattern, size_t len,
 	if (r.out.flags & FIO_NONBLOCK)
 		r.splice_flags = SPLICE_F_NONBLOCK;
 	r.len = len;
+	r.shift = FIO_STREAM_PHASE / len * len;
 	r.left = limit;
 	/* A pipe someone made larger still gets chunks of our size: the
 	 * buffer, hence RSS, stays at one huge page for short patterns. */

@@ -87,6 +87,38 @@
 #define FIO_HOT_REGION ((size_t)4096)
 
 /*
+ * Where bytes sit within their pages. The kernel copies between a pipe's
+ * or the page cache's pages and a reader's buffer with `rep movsb`, and on
+ * the EPYC of 6.18.44-fc-v657 that copy runs at 1.4-2 GB/s instead of
+ * 9-20 when the buffer starts 16 bytes into a page, which is where glibc's
+ * malloc() puts a large buffer, while the data starts at the top of its
+ * pages, as it does when a pipe is filled by write() or from the page
+ * cache (a reader of 1 GiB per run, our vmsplice producer, GB/s, buffer
+ * offset 0 / 16: stream at page offset 0: 9.0-14.4 / 1.4-1.7; at 64:
+ * 9.8-14.1 / 13.8-15.6; at 2048: 13.9-17.5 / 2.5-3.0; at 16: 4.3-5.3 /
+ * 4.3-5.1; in a user-space loop of rep movsb, destination - source modulo
+ * 4 KiB of 8 or 16 gives 1.7 GB/s, 0 and 32-4088 39-72).
+ * So every reader with a malloc()'d buffer pays it behind GNU's, uutils'
+ * and our own yes alike (`yes | pipebench --touch`, 1.4-1.6 GB/s whoever
+ * the producer on fc-v657), and our cat's formatter paid it on its reads:
+ * cat -A of 500 MB 0.41 s, of which 0.25 s in read(); with page-aligned
+ * buffers (fio_buffer_alloc), 0.17 s.
+ * FIO_STREAM_PHASE shifts what the vmsplice strategy hands the pipe by
+ * whole patterns so that its stream starts this far into a page: 64 is
+ * fast for readers at offsets 0 and 16 alike (above). Into pipebench
+ * --touch (malloc()'d buffer), 2 GiB, 5 interleaved runs, fc-v657:
+ * vmsplice at phase 0 1.58 GB/s, at 64 13.14 (uutils 0.12 1.44, GNU HEAD
+ * 1.54). The tee strategy's buffers stay slow for such a reader whatever
+ * their phase (page offset 64: 1.97 GB/s against 1.85 at 0, in the same
+ * runs; one page or 64 distinct pages alike), and the vmsplice strategy
+ * still loses to tee for a splicing reader (15.3 against 20.5 GB/s here,
+ * GNU HEAD's 128 KiB vmsplices at 0.36x uutils' tee rounds on
+ * fc-v769): by the worst case, tee stays first (FIO_TEE_ROUND).
+ */
+#define FIO_PAGE ((size_t)4096)
+#define FIO_STREAM_PHASE ((size_t)64)
+
+/*
  * Bytes per tee() round of the tee strategy (the output pipe stays at
  * FIO_PIPE_SIZE): a round that fills the output wakes the reader once per
  * pipeful; smaller rounds wake it once per round, and a wake-up is what
