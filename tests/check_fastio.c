@@ -447,7 +447,7 @@ START_TEST(buffer_alloc_aligned)
 	ck_assert_uint_eq((uintptr_t)b % 4096, 0);
 	for (i = 0; i < sizes[_i]; i++)
 		ck_assert_int_eq(b[i], 0);
-	free(b);
+	fio_buffer_free(b, sizes[_i]);
 }
 END_TEST
 

@@ -1,26 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <sys/mman.h>
 
 #include "fastio.h"
-#include "tune.h"
 
 /*
  * Page-aligned: the kernel copies between our buffers and the pages of
  * the page cache and of pipes with `rep movsb`, which some CPUs run up to
  * 7x slower into a buffer 16 bytes into a page, where malloc() puts large
- * ones (tune.h, FIO_STREAM_PHASE).
+ * ones (tune.h, FIO_STREAM_PHASE). Mapped rather than zeroed by hand: the
+ * pages are zero and touched only when used, as calloc()'s were, so a cat
+ * of one tiny file does not fault in its whole buffer at start-up.
  */
 void *
 fio_buffer_alloc(size_t size)
 {
-	void *raw;
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (posix_memalign(&raw, FIO_PAGE, size) != 0)
-		return NULL;
-	/* Zeroed, so that bytes a scanner may read past the data are defined. */
-	memset(raw, 0, size);
-	return raw;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void
+fio_buffer_free(void *p, size_t size)
+{
+	if (p != NULL)
+		munmap(p, size);
 }

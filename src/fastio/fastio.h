@@ -117,9 +117,11 @@ size_t fio_pipe_grow(int fd, size_t want);
 /*
  * fio_buffer_alloc: a zeroed buffer of size bytes for data the kernel
  * copies in or out, placed where those copies run at full speed on every
- * CPU we know of (tune.h). NULL with errno when out of memory; free() it.
+ * CPU we know of (tune.h). NULL with errno when out of memory.
+ * fio_buffer_free gives it back, with the size it was allocated with.
  */
 void *fio_buffer_alloc(size_t size);
+void fio_buffer_free(void *p, size_t size);
 
 /*
  * fio_write_all: write all len bytes, continuing after short writes from

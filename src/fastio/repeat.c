@@ -17,9 +17,9 @@ struct repeat {
 	size_t bufsize; /* bytes mapped at buf */
 	size_t len;	/* pattern length */
 	size_t phase;	/* offset within the pattern of the next byte to send */
-	size_t shift;	/* whole patterns that put vmsplice's stream at FIO_STREAM_PHASE */
-	uint64_t left;	/* bytes still to send, or FIO_FOREVER */
-	int moved;	/* a byte reached the output: no more fallback */
+	size_t shift;  /* vmsplice's start, whole patterns (FIO_STREAM_PHASE) */
+	uint64_t left; /* bytes still to send, or FIO_FOREVER */
+	int moved;     /* a byte reached the output: no more fallback */
 	int gifted; /* vmsplice took pages of buf: it must never be unmapped */
 	unsigned splice_flags;
 };

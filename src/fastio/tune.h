@@ -115,7 +115,6 @@
  * GNU HEAD's 128 KiB vmsplices at 0.36x uutils' tee rounds on
  * fc-v769): by the worst case, tee stays first (FIO_TEE_ROUND).
  */
-#define FIO_PAGE ((size_t)4096)
 #define FIO_STREAM_PHASE ((size_t)64)
 
 /*
