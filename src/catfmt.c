@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) char *
 put_number_at(struct catfmt *f, char *d)
 {
 	size_t len = (size_t)(NUM_LAST(f) + 2 - f->num_start), last = len - 2;
-	unsigned shift = 8 * (unsigned)(last % 8);
+	unsigned shift = 8 * (unsigned)(last % 8), tens;
 	uint64_t *w = &f->num_word[last / 8];
 
 	memcpy(d, f->num_word, sizeof f->num_word);
@@ -74,9 +74,19 @@ put_number_at(struct catfmt *f, char *d)
 	}
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 	shift = 56 - shift;
+	tens = shift + 8;
+#else
+	tens = shift - 8;
 #endif
+	/*
+	 * A carry into the tens digit, 9 lines in 100, is one add too when
+	 * that digit is 0-8 in the same word (a space would need the
+	 * number to widen): the slow path was 21% of cat -n.
+	 */
 	if ((*w >> shift & 0xff) != '9')
 		*w += (uint64_t)1 << shift;
+	else if (last % 8 != 0 && (*w >> tens & 0xff) - '0' < 9)
+		*w += ((uint64_t)1 << tens) - ((uint64_t)9 << shift);
 	else
 		next_number_slowly(f);
 	return d + len;
