@@ -5,8 +5,8 @@
  * for byte, and exit with the same status as the system's GNU cat and yes
  * (through GNU's own catalogs, which we do not ship), in 23 error cases
  * each. Skipped (status 77, with a line saying why) without the locales'
- * sources (Debian's locales package), localedef, or a GNU /usr/bin/cat;
- * and in builds without NLS.
+ * sources (Debian's locales package), localedef, GNU's catalogs, or a
+ * GNU /usr/bin/cat; and in builds without NLS.
  */
 #include "config.h"
 
@@ -20,7 +20,8 @@
 #include "spawn.h"
 
 #ifndef ENABLE_NLS
-#define ENABLE_NLS 0
+#define ENABLE_NLS    0
+#define GNU_LOCALEDIR ""
 #endif
 
 static char locpath[PATH_MAX], infile[PATH_MAX];
@@ -80,7 +81,8 @@ run(const char *exe, int c, const char *locale, struct spawn_result *r)
 	if (cases[c].sh != NULL) {
 		/* @@ becomes: exec -a PROG EXE (one command per script). */
 		p = strstr(cases[c].sh, "@@");
-		snprintf(script, sizeof script, "cd /tmp && %.*sexec -a %s %s%s",
+		snprintf(script, sizeof script,
+			 "cd /tmp && %.*sexec -a %s %s%s",
 			 (int)(p - cases[c].sh), cases[c].sh, cases[c].prog,
 			 exe, p + 2);
 		argv[0] = "bash";
@@ -140,6 +142,12 @@ make_locales(const char **why)
 	if (access("/usr/share/i18n/locales/de_DE", R_OK) != 0 ||
 	    access("/usr/share/i18n/locales/fr_FR", R_OK) != 0) {
 		*why = "no locale sources (Debian's locales package)";
+		return -1;
+	}
+	/* Without GNU's catalogs both would print English: nothing tested. */
+	if (access(GNU_LOCALEDIR "/de/LC_MESSAGES/coreutils.mo", R_OK) != 0 ||
+	    access(GNU_LOCALEDIR "/fr/LC_MESSAGES/coreutils.mo", R_OK) != 0) {
+		*why = "GNU's catalogs (coreutils.mo) are not installed";
 		return -1;
 	}
 	snprintf(locpath, sizeof locpath, "/tmp/fastio-locales-XXXXXX");

@@ -22,9 +22,10 @@ fail() {
 	exit 1
 }
 
-echo "package.sh: building from $(git -C "$src" rev-parse --short HEAD)"
+echo "package.sh: building from $(git -C "$src" rev-parse --short HEAD) and the files git sees beside it"
 mkdir "$work/src"
-git -C "$src" archive HEAD | tar -x -C "$work/src"
+(cd "$src" && git ls-files -z -c -o --exclude-standard | xargs -0 tar -c --no-recursion) |
+	tar -x -C "$work/src"
 (cd "$work/src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1) ||
 	{ tail -40 "$work/build.log"; fail "dpkg-buildpackage failed"; }
 lintian --fail-on error,warning "$work"/*.changes ||
