@@ -25,28 +25,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$shm"' EXIT
 mkdir -p "$data" "$shm"
 
-# The peers of a tool as "name=command" words: ours, GNU's development
-# tree, the newest GNU and uutils (shared/tools/newest-peers.sh installs
-# them under /opt/peers), then Debian's. With "strong", without Debian's
-# uutils 0.0.17, 5-40x slower than the rest (24 s a run formatting).
-# uutils 0.0.17's yes has no --version: then the Debian package's.
-version() {
-	v=$("$1" --version 2>/dev/null | sed -n '1s/.* //p')
-	[ -n "$v" ] || v=$(dpkg-query -W -f '${Version}' rust-coreutils 2>/dev/null | sed 's/-[^-]*$//')
-	echo "$v"
-}
-peers() { # tool [strong]
-	echo "fastio=$top/src/$1"
-	[ -x "$head/$1" ] && echo "gnu-head=$head/$1"
-	p=/opt/peers/bin/gnu/$1
-	[ -x "$p" ] && echo "gnu-$(version "$p")=$p"
-	echo "gnu-$(version "/usr/bin/$1")=/usr/bin/$1"
-	p=/opt/peers/bin/uutils/$1
-	[ -x "$p" ] && echo "uutils-$(version "$p")=$p"
-	p=/usr/lib/cargo/bin/coreutils/$1
-	[ "${2:-}" != strong ] && [ -x "$p" ] && echo "uutils-$(version "$p")=$p"
-	return 0
-}
+# shellcheck source=bench/peers.sh
+. "$(dirname "$0")/peers.sh"
 
 # Arguments for compare: NAME and COMMAND lines for each "name=command",
 # COMMAND being the template with its @ replaced by the command.
@@ -59,7 +39,8 @@ each() { # template name=command...
 }
 
 # Run compare over each()'s output, the reader (pipebench) placed by
-# $reader; its JSON summary goes to $tmp/ID.json for the verdict.
+# $reader; its stderr, the JSON summary last, stays in $tmp/ID.err for the
+# verdict.
 reader=""
 table() { # id title options... -- template peers...
 	id=$1 title=$2
@@ -81,7 +62,6 @@ table() { # id title options... -- template peers...
 	# shellcheck disable=SC2086 # opts and reader are words
 	$reader "$pb" --compare -q --json --runs "$runs" $opts "$@" \
 		2>"$tmp/$id.err" || { cat "$tmp/$id.err" >&2; return 1; }
-	sed -n 's/^{.*"results":\[//p' "$tmp/$id.err" >"$tmp/$id.json"
 }
 
 machine() {
@@ -236,20 +216,10 @@ workload_pipebench() {
 		--wall --size 20G -- "$yes | @ > /dev/null" "$@"
 }
 
-# "MEDIAN<TAB>NAME" per row of a table's JSON summary.
-rows() { # id
-	[ -s "$tmp/$1.json" ] || return 0
-	awk 'BEGIN { RS = "},{\"command\":" } {
-		n = ""; m = ""
-		if (match($0, /"name":"[^"]*"/)) n = substr($0, RSTART + 8, RLENGTH - 9)
-		if (match($0, /"median":[0-9.]+/)) m = substr($0, RSTART + 9, RLENGTH - 9)
-		if (n != "" && m != "") print m "\t" n }' "$tmp/$1.json"
-}
-
 # Ours divided by the best of the rows whose names match the pattern, as
 # "RATIO<TAB>BEST'S NAME" (nothing when the table was not measured).
 ratio() { # id pattern
-	rows "$1" | awk -F '\t' -v pat="$2" '
+	medians "$tmp/$1.err" | awk -F '\t' -v pat="$2" '
 		$2 == "fastio" { ours = $1 }
 		$2 != "fastio" && $2 ~ pat && $1 > best { best = $1; name = $2 }
 		END { if (ours && best) printf "%.2f\t%s\n", ours / best, name }'

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # demo.sh BUILDDIR: one table a person reads in five seconds. For each
-# workload, our rate, the best peer's found here (the system's GNU cat and
-# yes always; GNU's development tree beside the project, /opt/peers'
-# newest GNU and uutils, Debian's uutils, busybox's cat when present) and
-# ours divided by it. Measured by our pipebench --compare: 5 interleaved
+# workload, our rate, the best peer's found here (peers.sh: the system's
+# GNU cat and yes always; GNU's development tree beside the project,
+# /opt/peers' newest GNU and uutils; busybox's cat when present) and ours
+# divided by it. Measured by our pipebench --compare: 5 interleaved
 # runs, medians. make bench is the full benchmark; this is its summary.
 set -eu
 top=$(cd "${1:-.}" && pwd)
@@ -13,46 +13,28 @@ head=${GNU_HEAD:-$(cd "$(dirname "$0")/../.." && pwd)/shared/peers/gnu-head}
 tmp=$(mktemp -d /var/tmp/fastio-demo.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# "name=path" of each peer of a tool that is installed here.
-peers() { # tool
-	[ -x "$head/$1" ] && echo "gnu-head=$head/$1"
-	[ -x "/opt/peers/bin/gnu/$1" ] && echo "gnu-newest=/opt/peers/bin/gnu/$1"
-	echo "gnu-system=/usr/bin/$1"
-	[ -x "/opt/peers/bin/uutils/$1" ] && echo "uutils-newest=/opt/peers/bin/uutils/$1"
-	[ -x "/usr/lib/cargo/bin/coreutils/$1" ] &&
-		echo "uutils-debian=/usr/lib/cargo/bin/coreutils/$1"
-	# busybox's yes (0.16 GB/s) would take minutes and never be the best.
-	[ "$1" = cat ] && command -v busybox >/dev/null &&
-		echo "busybox=busybox cat"
-	return 0
-}
+# shellcheck source=bench/peers.sh
+. "$(dirname "$0")/peers.sh"
 
 # A table row: workload title, pipebench options, then a command template
-# whose @ is each program in turn.
+# whose @ is each program in turn (ours, peers(), busybox's cat; busybox's
+# yes, at 0.16 GB/s, would take minutes and never be the best).
 row() { # title options template tool
-	set -- "$1" "$2" "$3" "$(peers "$4")" "$4"
-	title=$1 opts=$2 template=$3 list=$4 tool=$5
-	set -- --name fastio "${template%%@*}$top/src/$tool${template#*@}"
-	# One peer a line; a command may hold spaces ("busybox cat").
-	ifs=$IFS
-	IFS='
-'
-	for spec in $list; do
+	title=$1 opts=$2 template=$3 tool=$4
+	# shellcheck disable=SC2046 # one word a peer
+	set -- $(peers "$tool")
+	[ "$tool" = cat ] && command -v busybox >/dev/null &&
+		set -- "$@" "busybox=busybox cat"
+	for spec in "$@"; do
 		set -- "$@" --name "${spec%%=*}" "${template%%@*}${spec#*=}${template#*@}"
+		shift
 	done
-	IFS=$ifs
 	# shellcheck disable=SC2086 # opts are words
 	"$pb" --compare -q --json --runs 5 $opts "$@" 2>"$tmp/err" >/dev/null ||
 		{ cat "$tmp/err" >&2; exit 1; }
-	sed -n 's/^{.*"results":\[//p' "$tmp/err" | awk -v title="$title" '
-		BEGIN { RS = "},{\"command\":" }
-		match($0, /"name":"[^"]*"/) {
-			n = substr($0, RSTART + 8, RLENGTH - 9)
-			match($0, /"median":[0-9.]+/)
-			m = substr($0, RSTART + 9, RLENGTH - 9) + 0
-			if (n == "fastio") ours = m
-			else if (m > best) { best = m; name = n }
-		}
+	medians "$tmp/err" | awk -F '\t' -v title="$title" '
+		$2 == "fastio" { ours = $1; next }
+		$1 + 0 > best { best = $1 + 0; name = $2 }
 		END {
 			printf "| %-36s | %-14s | %9.2f GB/s | %9.2f GB/s | %6.2fx |\n",
 				title, name, best / 1e9, ours / 1e9, ours / best

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=sh
+# Sourced by bench.sh and demo.sh: the peers installed here and the
+# medians of a pipebench --compare --json summary. The caller sets $top
+# (the build tree) and $head (GNU's development tree's cat and yes).
+# shellcheck disable=SC2154 # top and head are the caller's
+
+# The peers of a tool as "name=command" words: ours, GNU's development
+# tree, the newest GNU and uutils (shared/tools/newest-peers.sh installs
+# them under /opt/peers), then Debian's. With "strong", without Debian's
+# uutils 0.0.17, 5-40x slower than the rest (24 s a run formatting).
+# uutils 0.0.17's yes has no --version: then the Debian package's.
+version() {
+	v=$("$1" --version 2>/dev/null | sed -n '1s/.* //p')
+	[ -n "$v" ] || v=$(dpkg-query -W -f '${Version}' rust-coreutils 2>/dev/null | sed 's/-[^-]*$//')
+	echo "$v"
+}
+peers() { # tool [strong]
+	echo "fastio=$top/src/$1"
+	[ -x "$head/$1" ] && echo "gnu-head=$head/$1"
+	p=/opt/peers/bin/gnu/$1
+	[ -x "$p" ] && echo "gnu-$(version "$p")=$p"
+	echo "gnu-$(version "/usr/bin/$1")=/usr/bin/$1"
+	p=/opt/peers/bin/uutils/$1
+	[ -x "$p" ] && echo "uutils-$(version "$p")=$p"
+	p=/usr/lib/cargo/bin/coreutils/$1
+	[ "${2:-}" != strong ] && [ -x "$p" ] && echo "uutils-$(version "$p")=$p"
+	return 0
+}
+
+# "MEDIAN<TAB>NAME" per row of the JSON summary that pipebench --compare
+# --json printed last on the standard error saved in FILE.
+medians() { # file
+	[ -s "$1" ] || return 0
+	sed -n 's/^{.*"results":\[//p' "$1" | awk 'BEGIN { RS = "},{\"command\":" } {
+		n = ""; m = ""
+		if (match($0, /"name":"[^"]*"/)) n = substr($0, RSTART + 8, RLENGTH - 9)
+		if (match($0, /"median":[0-9.]+/)) m = substr($0, RSTART + 9, RLENGTH - 9)
+		if (n != "" && m != "") print m "\t" n }'
+}
