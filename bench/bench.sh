@@ -28,19 +28,8 @@ mkdir -p "$data" "$shm"
 # shellcheck source=bench/peers.sh
 . "$(dirname "$0")/peers.sh"
 
-# Arguments for compare: NAME and COMMAND lines for each "name=command",
-# COMMAND being the template with its @ replaced by the command.
-each() { # template name=command...
-	template=$1
-	shift
-	for spec in "$@"; do
-		printf '%s\n%s\n' "${spec%%=*}" "${template%%@*}${spec#*=}${template#*@}"
-	done
-}
-
-# Run compare over each()'s output, the reader (pipebench) placed by
-# $reader; its stderr, the JSON summary last, stays in $tmp/ID.err for the
-# verdict.
+# compare() over the peers, the reader (pipebench) placed by $reader; its
+# stderr, the JSON summary last, stays in $tmp/ID.err for the verdict.
 reader=""
 table() { # id title options... -- template peers...
 	id=$1 title=$2
@@ -51,26 +40,9 @@ table() { # id title options... -- template peers...
 		shift
 	done
 	shift
-	template=$1
-	shift
-	each "$template" "$@" >"$tmp/specs"
-	set --
-	while IFS= read -r name && IFS= read -r cmd; do
-		set -- "$@" --name "$name" "$cmd"
-	done <"$tmp/specs"
 	printf '\n#### %s\n\n' "$title"
-	# shellcheck disable=SC2086 # opts and reader are words
-	$reader "$pb" --compare -q --json --runs "$runs" $opts "$@" \
-		2>"$tmp/$id.err" || { cat "$tmp/$id.err" >&2; return 1; }
-}
-
-machine() {
-	[ -x "$tmp/machine" ] ||
-		${CC:-cc} -O2 -o "$tmp/machine" "$(dirname "$0")/machine.c"
-	printf 'Measured %s on %s, %s cores, kernel `%s`; %s; %s runs each.\n' \
-		"$(date -u +%Y-%m-%d)" \
-		"$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')" \
-		"$(nproc)" "$(uname -rv)" "$("$tmp/machine")" "$runs"
+	compare "--json --runs $runs $opts" "$@" 2>"$tmp/$id.err" ||
+		{ cat "$tmp/$id.err" >&2; return 1; }
 }
 
 # Where the producer and the reader run: free (where the scheduler likes),

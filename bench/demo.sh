@@ -25,12 +25,7 @@ row() { # title options template tool
 	set -- $(peers "$tool")
 	[ "$tool" = cat ] && command -v busybox >/dev/null &&
 		set -- "$@" "busybox=busybox cat"
-	for spec in "$@"; do
-		set -- "$@" --name "${spec%%=*}" "${template%%@*}${spec#*=}${template#*@}"
-		shift
-	done
-	# shellcheck disable=SC2086 # opts are words
-	"$pb" --compare -q --json --runs 5 $opts "$@" 2>"$tmp/err" >/dev/null ||
+	compare "--json --runs 5 $opts" "$template" "$@" 2>"$tmp/err" >/dev/null ||
 		{ cat "$tmp/err" >&2; exit 1; }
 	medians "$tmp/err" | awk -F '\t' -v title="$title" '
 		$2 == "fastio" { ours = $1; next }

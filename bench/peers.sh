@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh
-# Sourced by bench.sh and demo.sh: the peers installed here and the
-# medians of a pipebench --compare --json summary. The caller sets $top
-# (the build tree) and $head (GNU's development tree's cat and yes).
-# shellcheck disable=SC2154 # top and head are the caller's
+# Sourced by bench.sh, demo.sh and smallfiles.sh: the peers installed
+# here, one pipebench --compare over them, the medians of its JSON
+# summary, the machine line. The caller sets $top (the build tree), $pb
+# (our pipebench), $head (GNU's development tree's cat and yes), $tmp (a
+# scratch directory), $runs, and $reader (a prefix placing pipebench, or
+# empty) if it places the reader.
+# shellcheck disable=SC2154 # the caller's variables
 
 # The peers of a tool as "name=command" words: ours, GNU's development
 # tree, the newest GNU and uutils (shared/tools/newest-peers.sh installs
@@ -37,4 +40,29 @@ medians() { # file
 		if (match($0, /"name":"[^"]*"/)) n = substr($0, RSTART + 8, RLENGTH - 9)
 		if (match($0, /"median":[0-9.]+/)) m = substr($0, RSTART + 9, RLENGTH - 9)
 		if (n != "" && m != "") print m "\t" n }'
+}
+
+# pipebench --compare -q with OPTIONS (words), then --name NAME COMMAND for
+# each "name=command" SPEC, COMMAND being the template with its @ replaced
+# by the command.
+compare() { # options template spec...
+	opts=$1 template=$2
+	shift 2
+	for spec in "$@"; do
+		set -- "$@" --name "${spec%%=*}" "${template%%@*}${spec#*=}${template#*@}"
+		shift
+	done
+	# shellcheck disable=SC2086 # opts and reader are words
+	${reader:-} "$pb" --compare -q $opts "$@"
+}
+
+# The line that opens each workload's tables: date, CPU, kernel build, the
+# costs bench/machine.c measures, runs.
+machine() {
+	[ -x "$tmp/machine" ] ||
+		${CC:-cc} -O2 -o "$tmp/machine" "$(dirname "$0")/machine.c"
+	printf 'Measured %s on %s, %s cores, kernel `%s`; %s; %s runs each.\n' \
+		"$(date -u +%Y-%m-%d)" \
+		"$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')" \
+		"$(nproc)" "$(uname -rv)" "$("$tmp/machine")" "$runs"
 }

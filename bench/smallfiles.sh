@@ -22,16 +22,19 @@ head=${GNU_HEAD:-$(cd "$(dirname "$0")/../.." && pwd)/shared/peers/gnu-head}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "${TMPFS:-/dev/shm}/fastio-small" "${DATA:-/var/tmp/fastio-bench}/small"' EXIT
 ${CC:-cc} -O2 -o "$tmp/smallfiles" "$(dirname "$0")/smallfiles.c" -luring
-${CC:-cc} -O2 -o "$tmp/machine" "$(dirname "$0")/machine.c"
 
+# shellcheck source=bench/peers.sh
+. "$(dirname "$0")/peers.sh"
+
+# The peers as native binaries, one "name=command" a line (peers.sh's
+# /opt/peers entries are wrapper scripts).
 root=/opt/peers/root
-uu="$root/lib64/ld-linux-x86-64.so.2 --library-path $root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu $root/usr/bin/coreutils cat"
-set -- "$@" --
-peers() {
+native() {
 	echo "fastio=$top/src/cat"
 	[ -x "$head/cat" ] && echo "gnu-head=$head/cat"
-	echo "gnu-$(/usr/bin/cat --version | sed -n '1s/.* //p')=/usr/bin/cat"
-	[ -x "$root/usr/bin/coreutils" ] && echo "uutils-0.12=$uu"
+	echo "gnu-$(version /usr/bin/cat)=/usr/bin/cat"
+	[ -x "$root/usr/bin/coreutils" ] &&
+		echo "uutils-$(version /opt/peers/bin/uutils/cat)=$root/lib64/ld-linux-x86-64.so.2 --library-path $root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu $root/usr/bin/coreutils cat"
 	command -v busybox >/dev/null && echo "busybox=busybox cat"
 	for m in syscalls uring uring-stat uring-statx; do
 		echo "proto:$m=$tmp/smallfiles $m"
@@ -45,15 +48,9 @@ table() { # title template
 	IFS='
 '
 	# shellcheck disable=SC2046 # one peer a line
-	set -- "$2" $(peers)
+	set -- "$2" $(native)
 	IFS=$ifs
-	template=$1
-	shift
-	for spec in "$@"; do
-		set -- "$@" --name "${spec%%=*}" "${template%%@*}${spec#*=}${template#*@}"
-		shift
-	done
-	"$pb" --compare -q --wall --shuffle --runs "$runs" "$@" >"$tmp/t" 2>&1 ||
+	compare "--wall --shuffle --runs $runs" "$@" >"$tmp/t" 2>&1 ||
 		{ cat "$tmp/t" >&2; return 1; }
 	sed -n '/^| command/,/^$/p' "$tmp/t"
 }
@@ -66,23 +63,18 @@ make_files() { # dir n
 	(cd "$1" && ls -U >"$tmp/list")
 }
 
-printf 'Measured %s on %s, %s cores, kernel `%s`; %s; %s runs each.\n' \
-	"$(date -u +%Y-%m-%d)" \
-	"$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')" \
-	"$(nproc)" "$(uname -rv)" "$("$tmp/machine")" "$runs"
+machine
 echo
 printf '%s\n' 'Files seed-style ("hogeK\n", 6-12 bytes); output into pipebench.'
 max=$(($(getconf ARG_MAX) / 2))
-while [ "$1" != -- ]; do
-	n=$1
-	shift
+for n in "$@"; do
 	for fs in tmpfs disk; do
 		case $fs in
 		tmpfs) d=${TMPFS:-/dev/shm}/fastio-small ;;
 		disk) d=${DATA:-/var/tmp/fastio-bench}/small ;;
 		esac
 		make_files "$d" "$n"
-		kind=$(findmnt -no FSTYPE -T "$d")
+		kind=$(df --output=fstype "$d" | tail -1)
 		table "$n tiny files on $kind through xargs, wall time" \
 			"cd $d && xargs @ < $tmp/list"
 		table "$n tiny files on $kind, xargs -s $max (operands per exec as ARG_MAX allows), wall time" \
@@ -90,7 +82,6 @@ while [ "$1" != -- ]; do
 		rm -rf "$d"
 	done
 done
-shift
 
 d=${TMPFS:-/dev/shm}/fastio-small
 make_files "$d" 1
