@@ -229,7 +229,7 @@ START_TEST(repeat_pipe_strategies)
 		enum fio_strategy expect;
 	} cases[] = {
 	    {"", FIO_TEE},
-	    {"vmsplice", FIO_TEE}, /* source pipe filled by write() */
+	    {"vmsplice", FIO_TEE}, /* tee needs no vmsplice() */
 	    {"tee", FIO_VMSPLICE},
 	    {"all", FIO_WRITE},
 	};

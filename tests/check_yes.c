@@ -16,18 +16,16 @@
 
 /* Each strategy forced in turn; NULL leaves libfastio's own choice. */
 static const char *const forced[][2] = {
-    {NULL, NULL},		       /* tee, source filled by vmsplice */
-    {"FASTIO_DISABLE=vmsplice", NULL}, /* tee, source filled by write */
-    {"FASTIO_DISABLE=tee", NULL},      /* vmsplice */
-    {"FASTIO_DISABLE=all", NULL},      /* write */
+    {NULL, NULL},		  /* tee */
+    {"FASTIO_DISABLE=tee", NULL}, /* vmsplice */
+    {"FASTIO_DISABLE=all", NULL}, /* write */
 };
 #define NFORCED (int)(sizeof forced / sizeof forced[0])
 
 static const char *
 forced_name(int i)
 {
-	static const char *const names[] = {"tee", "tee-write-filled",
-					    "vmsplice", "write"};
+	static const char *const names[] = {"tee", "vmsplice", "write"};
 	return names[i];
 }
 

@@ -144,31 +144,15 @@ realign(struct repeat *r)
 
 /*
  * Fill the empty source pipe once with whole patterns from phase 0 and
- * return how many bytes it holds (0 on failure). Short patterns go in as
- * one page of patterns vmspliced into every slot: all the pipe's buffers
- * then point at one page, which a reader copying the data keeps in cache.
+ * return how many bytes it holds (0 on failure). It is written, so every
+ * slot holds a page of its own (see FIO_TEE_SOURCE in tune.h for why not
+ * one vmspliced page in every slot).
  */
 static size_t
 fill_source(struct repeat *r, int fd, size_t cap)
 {
-	struct iovec iov[FIO_HOT_SEGMENTS];
-	size_t i, n, region, content;
-	ssize_t k;
+	size_t content;
 
-	if (r->len <= FIO_HOT_REGION && fio_enabled(FIO_VMSPLICE)) {
-		region = FIO_HOT_REGION / r->len * r->len;
-		n = cap / FIO_HOT_REGION;
-		if (n > FIO_HOT_SEGMENTS)
-			n = FIO_HOT_SEGMENTS;
-		for (i = 0; i < n; i++) {
-			iov[i].iov_base = r->buf;
-			iov[i].iov_len = region;
-		}
-		k = n > 0 ? fio_vmsplice(fd, iov, n, 0) : -1;
-		if (k > 0)
-			r->gifted = 1;
-		return k == (ssize_t)(n * region) ? n * region : 0;
-	}
 	content = (cap < r->bufsize ? cap : r->bufsize) / r->len * r->len;
 	if (content == 0 || fio_write_all(fd, r->buf, content) < 0)
 		return 0;

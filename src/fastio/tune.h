@@ -5,8 +5,9 @@
 /*
  * Every measured constant of libfastio, with the measurement behind it
  * (the programs keep theirs: cat.c, pipebench.c),
- * each figure tagged with its machine (BENCHMARKS.md has both): two 2-core
- * AMD EPYC VMs, Debian 12, kernel 6.18.44 builds fc-v669 and fc-v769; on
+ * each figure tagged with its machine (BENCHMARKS.md has them all): 2-core
+ * VMs, Debian 12, kernel 6.18.44 builds fc-v669 (an AMD EPYC until
+ * 2026-11, an Intel Xeon since: figures dated 2026-11-25) and fc-v769; on
  * fc-v769 a null syscall costs ~1 us and a pipe wake-up across CPUs 9-13
  * us (bench/machine.c), far dearer than on fc-v669. A constant is chosen
  * by its worst ratio to the best choice (or the best peer) over both.
@@ -72,19 +73,24 @@
 #endif
 
 /*
- * The tee strategy fills its source pipe with one page of whole patterns
- * vmspliced into every slot (so at most pipe size / 4 KiB segments). A
- * read() reader then copies from one cache-hot page. tee into a middle
- * pipe then splice out: source = one 4 KiB page: 65.2/32.9; source = 1 MiB
- * of distinct pages: 66.5/22.7; source written by write(): 55.5/20.6.
- * tee() straight into the output instead: 28.8/29.4 (fc-v669, 64 KiB
- * rounds, split). fc-v769, 1 MiB rounds, one page / 1 MiB written by
- * write() (uutils' source): splice reader free 61.2/56.2, split 55.6/53.5,
- * same CPU 37.2/42.5; read reader split, 7 runs: one page 14.8, 2 pages
- * 14.6, 4 pages 14.4, 16 pages 13.4, 64 pages 12.1, written 9.6. Worst
- * case: one page 0.88x (same CPU, splice), distinct pages 0.65x (read).
+ * The tee strategy's source pipe is written once (fill_source), so its
+ * slots hold distinct pages, as uutils' do; it no longer holds one page
+ * of patterns vmspliced into every slot. One hot page keeps a read()
+ * reader's copies in L1, but on the Xeon of 6.18.44-fc-v669 it halves a
+ * splicing reader, while 64-256 distinct vmspliced pages (of one huge
+ * page or not), 1-64 written pages tee()d into every slot, or 64-128 of
+ * 256 slots written help little. GB/s, one page / written, 5 interleaved
+ * runs each:
+ *   fc-v669 (Xeon, 2026-11-25): splice reader free 14.7/31.2, split
+ *     14.7/22.0 (15.4/31.3 in another run), same CPU 79.5/66.6; read
+ *     reader free 25.7/15.6, split 24.5/19.0, same CPU 22.2/18.8
+ *     (uutils 0.12 in the same runs: 28.2, 25.7, 66.8; 15.8, 20.7, 18.8).
+ *   fc-v769 (EPYC, 1 MiB rounds): splice reader free 61.2/56.2, split
+ *     55.6/53.5, same CPU 37.2/42.5; read reader split 14.8/9.6.
+ * Worst ratio to the better of the two over both machines: one page
+ * 0.47x (fc-v669, splice, free), written 0.61x (fc-v669, read, free;
+ * fc-v769's read 0.65x): written.
  */
-#define FIO_HOT_REGION ((size_t)4096)
 
 /*
  * Where bytes sit within their pages. The kernel copies between a pipe's
@@ -138,7 +144,6 @@
 #ifndef FIO_TEE_ROUND
 #define FIO_TEE_ROUND ((size_t)1 << 20)
 #endif
-#define FIO_HOT_SEGMENTS 1024
 
 /* Chunk when the big buffer cannot be mapped (tight RLIMIT_AS); GNU's size. */
 #define FIO_SMALL_CHUNK ((size_t)8 << 10)
