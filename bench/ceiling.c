@@ -7,10 +7,12 @@
  * message; each runs until its output is closed.
  *
  *   tee     a 1 MiB source pipe holding one page of "y\n" in every slot,
- *           tee()d into a middle pipe and spliced out (what yes does)
+ *           tee()d into a middle pipe and spliced out (what yes did
+ *           until fa7fb41)
  *   direct  the same source tee()d straight into the output
  *   pages   the source written with write(), so its slots hold 256
- *           distinct pages (uutils 0.12's source)
+ *           distinct pages (uutils 0.12's source, and ours since
+ *           fa7fb41)
  *   spin    as tee, but the splice out never sleeps on a full pipe: it is
  *           retried at once (a whole CPU burnt waiting; the reader never
  *           has to wake the producer)
