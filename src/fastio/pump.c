@@ -98,8 +98,9 @@ fio_pump_next(struct fio_pump *p, const struct fio_fd *in, uint64_t limit)
 	if (p->strategy != FIO_SPLICE)
 		return;
 	/*
-	 * Splices move a pipeful a call: the output pipe is grown first (a
-	 * reader woken once per pipeful, see FIO_PIPE_SIZE). Pipe memory
+	 * Splices move FIO_SPLICE_CHUNK a call (less than a pipeful: the
+	 * neighbours overlap, see tune.h); the output pipe is grown first
+	 * (see FIO_PIPE_SIZE). Pipe memory
 	 * counts against a per-user quota: only a pipe bulk goes through,
 	 * and only ours to grow (an input pipe is its writer's business).
 	 */

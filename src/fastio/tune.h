@@ -150,19 +150,37 @@
 
 /*
  * splice() size per call from a pipe (the pipes are grown to FIO_PIPE_SIZE
- * first). `yes | X | reader`, splice/read reader GiB/s:
- *   fc-v669, X = cat, uutils' cat as producer, 3 runs (three processes on
- *     two cores, noisy): 64 KiB 22-33/5.1-7.7, 256 KiB 23-37/8.3-8.9,
- *     1 MiB 24-46/8.8-9.5. X = pipebench -Q, our yes, 7 runs, splicing
- *     reader: free 64 KiB 23.5, 256 KiB 21.9, 1 MiB 29.6; split (yes and
- *     the pass-through on CPU 0) 20.1, 23.0, 23.8 (pv 1.6.20 in the same
- *     runs: 21.1 and 15.7).
- *   fc-v769, X = cat, our yes, 7 runs: 256 KiB 18.2/16.2, 1 MiB 23.5/17.9.
- * 1 MiB, a pipeful, on both. Regular files go through a private pipe
- * instead, a pipeful at a time.
+ * first). `yes | X | reader`, X = pipebench -Q or cat, our yes, reader
+ * splicing / read()ing, GiB/s:
+ *   fc-v669 (2026-11-22, wake-ups cheap; before bench/machine.c), X =
+ *     pipebench, 7 runs, splicing reader: free 64 KiB 23.5, 256 KiB 21.9,
+ *     1 MiB 29.6; split 20.1, 23.0, 23.8. X = cat, 3 runs: 64 KiB
+ *     22-33/5.1-7.7, 256 KiB 23-37/8.3-8.9, 1 MiB 24-46/8.8-9.5.
+ *   fc-v769 (null syscall 1.0 us, wake-up 9-13 us), X = cat, 7 runs:
+ *     256 KiB 18.2/16.2, 1 MiB 23.5/17.9.
+ *   6.18.44-fc-v669 #1 SMP PREEMPT_DYNAMIC @0 (2026-11-25, Xeon, null
+ *     syscall 76 ns, wake-up 30-33 us across CPUs), medians of 7-9
+ *     interleaved runs, three passes; 1 MiB / 512 KiB / 256 KiB:
+ *     X = pipebench, splicing reader: free 13.0-18.8 / 22.8-24.1 /
+ *     21.3-23.7, split 12.5-13.2 / 20.2-21.6 / 17.9-19.2, same CPU
+ *     55.6-57.1 / 55.3-56.7 / 54.4-55.3; read() reader: free 12.9-14.5
+ *     / 14.4-16.5 / 13.9-15.7, split 17.1-18.5 / 16.7-17.9 / 17.8-18.2.
+ *     X = cat, splicing reader: free 13.4-14.7 / 22.6-24.7 / 19.1-23.7,
+ *     split 12.3-14.1 / 21.0-21.2 / 17.7-20.9; read() reader free
+ *     12.7-14.5 / 14.2-14.9 / 13.2-16.1, split 16.9-18.5 / 16.8-20.7 /
+ *     17.0-18.2; same CPU within 3% for all three. (pv 1.6.20, which
+ *     leaves its output pipe at 64 KiB and splices 128 KiB, ran 16-22.)
+ * Where a wake-up costs 30 us, a call that empties the input pipe and
+ * fills the output one leaves both neighbours asleep until it ends; a
+ * smaller move lets them overlap. Worst ratio to the best size of the
+ * same cell: 1 MiB 0.52x (fc-v669, 2026-11-25), 256 KiB 0.74x (fc-v669,
+ * 2026-11-22), 512 KiB 0.94x here and unmeasured on the other two days,
+ * where it falls between its neighbours' 0.74x and 1.0x if the trend
+ * holds: 512 KiB. Measure it there before changing it back. Regular files
+ * go through a private pipe instead, a pipeful at a time.
  */
 #ifndef FIO_SPLICE_CHUNK
-#define FIO_SPLICE_CHUNK FIO_PIPE_SIZE
+#define FIO_SPLICE_CHUNK ((size_t)512 << 10)
 #endif
 
 /*
