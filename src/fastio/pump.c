@@ -98,11 +98,11 @@ fio_pump_next(struct fio_pump *p, const struct fio_fd *in, uint64_t limit)
 	if (p->strategy != FIO_SPLICE)
 		return;
 	/*
-	 * Splices move FIO_SPLICE_CHUNK a call (less than a pipeful: the
-	 * neighbours overlap, see tune.h); the output pipe is grown first
-	 * (see FIO_PIPE_SIZE). Pipe memory
-	 * counts against a per-user quota: only a pipe bulk goes through,
-	 * and only ours to grow (an input pipe is its writer's business).
+	 * Splices move FIO_SPLICE_CHUNK a call, less than a pipeful, so the
+	 * processes on either side work while we do (tune.h); the output
+	 * pipe is grown first (see FIO_PIPE_SIZE). Pipe memory counts
+	 * against a per-user quota: only a pipe bulk goes through, and only
+	 * ours to grow (an input pipe is its writer's business).
 	 */
 	if (p->out->kind == FIO_PIPE && p->out_pipe == 0)
 		p->out_pipe = fio_pipe_grow(p->out->fd, FIO_PIPE_SIZE);

@@ -145,7 +145,7 @@ realign(struct repeat *r)
 /*
  * Fill the empty source pipe once with whole patterns from phase 0 and
  * return how many bytes it holds (0 on failure). It is written, so every
- * slot holds a page of its own (see FIO_TEE_SOURCE in tune.h for why not
+ * slot holds a page of its own ("The tee source" in tune.h says why not
  * one vmspliced page in every slot).
  */
 static size_t

@@ -7,10 +7,12 @@
  * (the programs keep theirs: cat.c, pipebench.c),
  * each figure tagged with its machine (BENCHMARKS.md has them all): 2-core
  * VMs, Debian 12, kernel 6.18.44 builds fc-v669 (an AMD EPYC until
- * 2026-11, an Intel Xeon since: figures dated 2026-11-25) and fc-v769; on
- * fc-v769 a null syscall costs ~1 us and a pipe wake-up across CPUs 9-13
- * us (bench/machine.c), far dearer than on fc-v669. A constant is chosen
- * by its worst ratio to the best choice (or the best peer) over both.
+ * 2026-11, an Intel Xeon since: figures dated 2026-11-25) and fc-v769.
+ * bench/machine.c: on fc-v769 a null syscall costs ~1 us and a pipe
+ * wake-up across CPUs 9-13 us; on the Xeon fc-v669 76-95 ns and 30-41 us;
+ * on the EPYC fc-v669 wake-ups were cheap (not measured). A constant is
+ * chosen by its worst ratio to the best choice (or the best peer) over
+ * every machine measured.
  * Unless a figure says otherwise: GiB/s of `yes` into a reader, producer
  * on CPU 0 and reader on CPU 1, medians of 3-5 interleaved runs; "splice"
  * is a reader that splices to /dev/null, "read" one that read()s 128 KiB
@@ -73,14 +75,14 @@
 #endif
 
 /*
- * The tee strategy's source pipe is written once (fill_source), so its
- * slots hold distinct pages, as uutils' do; it no longer holds one page
- * of patterns vmspliced into every slot. One hot page keeps a read()
- * reader's copies in L1, but on the Xeon of 6.18.44-fc-v669 it halves a
- * splicing reader, while 64-256 distinct vmspliced pages (of one huge
- * page or not), 1-64 written pages tee()d into every slot, or 64-128 of
- * 256 slots written help little. GB/s, one page / written, 5 interleaved
- * runs each:
+ * The tee source. The tee strategy's source pipe is written once
+ * (fill_source), so its slots hold distinct pages, as uutils' do; it no
+ * longer holds one page of patterns vmspliced into every slot. One hot
+ * page keeps a read() reader's copies in L1, but on the Xeon of
+ * 6.18.44-fc-v669 it halves a splicing reader, while 64-256 distinct
+ * vmspliced pages (of one huge page or not), 1-64 written pages tee()d
+ * into every slot, or 64-128 of 256 slots written help little. GB/s, one
+ * page / written, 5 interleaved runs each:
  *   fc-v669 (Xeon, 2026-11-25): splice reader free 14.7/31.2, split
  *     14.7/22.0 (15.4/31.3 in another run), same CPU 79.5/66.6; read
  *     reader free 25.7/15.6, split 24.5/19.0, same CPU 22.2/18.8
@@ -174,10 +176,11 @@
  * fills the output one leaves both neighbours asleep until it ends; a
  * smaller move lets them overlap. Worst ratio to the best size of the
  * same cell: 1 MiB 0.52x (fc-v669, 2026-11-25), 256 KiB 0.74x (fc-v669,
- * 2026-11-22), 512 KiB 0.94x here and unmeasured on the other two days,
- * where it falls between its neighbours' 0.74x and 1.0x if the trend
- * holds: 512 KiB. Measure it there before changing it back. Regular files
- * go through a private pipe instead, a pipeful at a time.
+ * 2026-11-22), 512 KiB 0.94x (fc-v669, 2026-11-25; not measured on
+ * fc-v669's EPYC days or fc-v769, where it should fall between its
+ * neighbours' 0.74x and 1.0x if the trend holds): 512 KiB. Measure it there
+ * before changing it back. Regular files go through a private pipe instead, a
+ * pipeful at a time.
  */
 #ifndef FIO_SPLICE_CHUNK
 #define FIO_SPLICE_CHUNK ((size_t)512 << 10)
