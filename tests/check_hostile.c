@@ -159,17 +159,20 @@ END_TEST
  * A file truncated at any offset while cat reads it: once 128 KiB of
  * output has come (cat has read at most its pipes and buffers by then,
  * under 2.5 MiB), the 8 MiB file is cut at an offset on either side of a
- * read buffer's end (128 KiB multiples) and of the splice path's pipeful
- * (1 MiB multiples). The output must be GNU cat's for the file cut there:
+ * read buffer's end (128 KiB multiples), of the splice path's chunk
+ * (512 KiB multiples, FIO_SPLICE_CHUNK) and of its pipeful (1 MiB
+ * multiples). The output must be GNU cat's for the file cut there:
  * every byte up to the cut, no NUL from a vanished page, no message,
  * status 0.
  */
 #define CUT_FILE (8u << 20)
 static const size_t cuts[] = {
-    (3u << 20) - 1,
+    (3u << 20) - 1, /* a pipeful's end */
     (3u << 20),
     (3u << 20) + 1,
-    (25u << 17) - 1,
+    (7u << 19) - 1, /* a splice chunk's end */
+    (7u << 19) + 1,
+    (25u << 17) - 1, /* a read buffer's end */
     (25u << 17) + 1,
     (4u << 20) + 4096,
     (4u << 20) + 64 * 1000 + 63,

@@ -272,6 +272,8 @@ user_fill(struct fio_pump *p)
 static enum fio_status
 mid_step(struct fio_pump *p, ssize_t *n)
 {
+	size_t want;
+
 	if (p->in_mid > 0 && flush_mid(p) < 0)
 		return FIO_ERROR;
 	if (p->mid[0] < 0) {
@@ -283,8 +285,10 @@ mid_step(struct fio_pump *p, ssize_t *n)
 		if (p->mid_size == 0)
 			p->mid_size = 64 << 10;
 	}
-	*n = fio_splice(p->in->fd, p->mid[1], min_size(p->mid_size, p->left), 0,
-			once(p));
+	/* FIO_SPLICE_CHUNK from the file, not a pipeful: tune.h says why. */
+	want =
+	    min_size(p->chunk < p->mid_size ? p->chunk : p->mid_size, p->left);
+	*n = fio_splice(p->in->fd, p->mid[1], want, 0, once(p));
 	if (*n > 0) {
 		p->in_mid = (size_t)*n;
 		taken(p, (size_t)*n);

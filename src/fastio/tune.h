@@ -141,7 +141,18 @@
  *     CPUs, bench/machine.c): 64 KiB 12.0/12.3 GiB/s (0.21x/1.22x);
  *     1 MiB free 61.2/14.4 (1.08x/1.43x), split 55.6/14.8 (1.11x/1.53x),
  *     same CPU 37.2/8.9 (1.04x/1.17x).
- * Worst case: 64 KiB 0.21x, 1 MiB 0.62x (typically 0.83x-1.1x): 1 MiB.
+ *   6.18.44-fc-v669 (Xeon, 2026-11-25, null syscall 81 ns, wake-up
+ *     30-34 us; written source), 2 passes of 7 interleaved runs, GB/s,
+ *     1 MiB / 512 KiB / 256 KiB: splice free 24.1-24.8/16.5-20.5/
+ *     15.3-16.5, split 24.7-25.2/16.8-18.5/15.5-16.8, same 60-65 all
+ *     three; read free 14.6-15.4/16.7-17.4/16.4-16.6, split 17.2-20.8/
+ *     16.2-17.3/16.5-17.1, same 16.6-16.7/17.6-18.3/17.8-18.4 (uutils
+ *     23.1-25.4, 24.9-26.7, 60-64; 15.3-15.9, 15.4-17.6, 16.4-16.9). A round
+ *     smaller than the pipe puts each source page in the pipe twice or
+ *     more, which the splicing reader pays for ("The tee source").
+ * Worst case: 64 KiB 0.21x, 256 KiB 0.61x, 512 KiB 0.66x, 1 MiB 0.62x
+ * on fc-v669's EPYC days and 0.88x on its Xeon (typically 0.9x-1.1x):
+ * 1 MiB.
  */
 #ifndef FIO_TEE_ROUND
 #define FIO_TEE_ROUND ((size_t)1 << 20)
@@ -179,8 +190,20 @@
  * 2026-11-22), 512 KiB 0.94x (fc-v669, 2026-11-25; not measured on
  * fc-v669's EPYC days or fc-v769, where it should fall between its
  * neighbours' 0.74x and 1.0x if the trend holds): 512 KiB. Measure it there
- * before changing it back. Regular files go through a private pipe instead, a
- * pipeful at a time.
+ * before changing it back.
+ * Regular files go into a pipe through a private pipe, and the splice
+ * from the file takes the same chunk (it took a pipeful, 1 MiB, until
+ * 2026-11-25). cat of 2 GB cached, fc-v669 (Xeon, 2026-11-25), GB/s,
+ * 1 MiB / 512 KiB / 128 KiB from the file, 4-5 passes of 7-9 interleaved
+ * runs for the first two, 3 for 128 KiB: splicing reader free 21.5-28.0 /
+ * 27.5-30.5 / 19.7-21.3, split 21.1-26.4 / 26.3-28.3 / 19.2-20.2, same
+ * 45.8-47.7 / 44.7-46.6 / 41.1; read() reader free 6.32-6.75 / 6.42-6.66
+ * / 7.29-7.45, split 6.56-6.79 / 6.58-6.72 / 7.46-7.63, same 6.31-6.52 /
+ * 6.27-6.48 / 6.47 (busybox, which sendfile()s: splice 20.2-26.1, 47.3-49.7
+ * same; read 6.44-6.85). 128 KiB from the file helps the read() reader
+ * alone (1 MiB from the file and 128 KiB a splice into the output: 6.88-7.12
+ * read, 17.8-18.4 splice). Worst ratio to the best size of a cell: 1 MiB
+ * 0.80x, 512 KiB 0.89x, 128 KiB 0.67x: 512 KiB.
  */
 #ifndef FIO_SPLICE_CHUNK
 #define FIO_SPLICE_CHUNK ((size_t)512 << 10)
