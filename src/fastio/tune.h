@@ -200,10 +200,11 @@
  * 45.8-47.7 / 44.7-46.6 / 41.1; read() reader free 6.32-6.75 / 6.42-6.66
  * / 7.29-7.45, split 6.56-6.79 / 6.58-6.72 / 7.46-7.63, same 6.31-6.52 /
  * 6.27-6.48 / 6.47 (busybox, which sendfile()s: splice 20.2-26.1, 47.3-49.7
- * same; read 6.44-6.85). 128 KiB from the file helps the read() reader
- * alone (1 MiB from the file and 128 KiB a splice into the output: 6.88-7.12
- * read, 17.8-18.4 splice). Worst ratio to the best size of a cell: 1 MiB
- * 0.80x, 512 KiB 0.89x, 128 KiB 0.67x: 512 KiB.
+ * same; read 6.44-6.85). The read() reader's gain at 128 KiB needs small
+ * splices on both sides: 1 MiB from the file and 128 KiB into the output
+ * gave it 6.88-7.12 (the splicing reader 17.8-18.4), 128 KiB from the file
+ * and 512 KiB into the output 6.78-6.96. Worst ratio to the best size of a
+ * cell: 1 MiB 0.80x, 512 KiB 0.89x, 128 KiB 0.67x: 512 KiB.
  */
 #ifndef FIO_SPLICE_CHUNK
 #define FIO_SPLICE_CHUNK ((size_t)512 << 10)
