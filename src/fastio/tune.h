@@ -194,23 +194,23 @@
  * Regular files go into a pipe through a private pipe, and the splice
  * from the file takes the same chunk (it took a pipeful, 1 MiB, until
  * 2026-11-25). cat of 2 GB cached, fc-v669 (Xeon, 2026-11-25), GB/s,
- * 1 MiB / 512 KiB / 128 KiB from the file, 4-5 passes of 7-9 interleaved
- * runs for the first two, 3 for 128 KiB: splicing reader free 21.5-28.0 /
- * 27.5-30.5 / 19.7-21.3, split 21.1-26.4 / 26.3-28.3 / 19.2-20.2, same
- * 45.8-47.7 / 44.7-46.6 / 41.1; read() reader free 6.32-6.75 / 6.42-6.66
- * / 7.29-7.45, split 6.56-6.79 / 6.58-6.72 / 7.46-7.63, same 6.31-6.52 /
- * 6.27-6.48 / 6.47 (busybox, which sendfile()s: splice 20.2-26.1, 47.3-49.7
+ * 1 MiB / 512 KiB / 128 KiB from the file, 5-6 passes of 7-9 interleaved
+ * runs for the first two, 3 for 128 KiB: splicing reader free 21.5-31.5 /
+ * 27.5-31.5 / 19.7-21.3, split 21.1-26.6 / 26.3-29.3 / 19.2-20.2, same
+ * 44.8-47.7 / 43.7-46.6 / 41.1; read() reader free 6.32-7.19 / 6.42-7.18
+ * / 7.29-7.45, split 6.56-7.11 / 6.58-7.08 / 7.46-7.63, same 6.31-6.66 /
+ * 6.27-6.65 / 6.47 (busybox, which sendfile()s: splice 20.2-26.1, 47.3-49.7
  * same; read 6.44-6.85). The read() reader's gain at 128 KiB needs small
  * splices on both sides: 1 MiB from the file and 128 KiB into the output
  * gave it 6.88-7.12 (the splicing reader 17.8-18.4), 128 KiB from the file
  * and 512 KiB into the output 6.78-6.96. The same file on tmpfs (order-0
- * folios, where ext4 used huge ones), 2 passes of 7 runs, 1 MiB / 512 KiB
- * / 128 KiB: splicing reader free 37.7-38.1 / 33.9-35.1 / 24.0-25.5,
- * split 36.5-36.8 / 34.2-35.6 / 25.0-25.3; read() reader free 7.46-7.56 /
- * 7.35-7.37 / 8.01-8.14, split 7.44-7.58 / 7.24-7.33 / 7.96-8.12 (busybox
- * 16.9-19.3 and 7.0). Worst ratio to the best size of a cell over both
- * file systems: 1 MiB 0.80x (ext4), 512 KiB 0.89x (both), 128 KiB 0.63x:
- * 512 KiB.
+ * folios, where ext4 used huge ones), 3 passes of 7 runs (2 for 128 KiB),
+ * 1 MiB / 512 KiB / 128 KiB: splicing reader free 37.7-38.1 / 33.9-35.1 /
+ * 24.0-25.5, split 36.5-36.9 / 34.2-35.6 / 25.0-25.3, same 37.0 / 34.5;
+ * read() reader free 7.46-7.65 / 7.35-7.40 / 8.01-8.14, split 7.44-7.58 /
+ * 7.24-7.33 / 7.96-8.12, same 6.78 / 6.73 (busybox 16.9-19.3 and 7.0).
+ * Worst ratio to the best size of a cell over both file systems: 1 MiB
+ * 0.80x (ext4), 512 KiB 0.89x (both), 128 KiB 0.63x: 512 KiB.
  */
 #ifndef FIO_SPLICE_CHUNK
 #define FIO_SPLICE_CHUNK ((size_t)512 << 10)
