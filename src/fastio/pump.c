@@ -286,8 +286,7 @@ mid_step(struct fio_pump *p, ssize_t *n)
 			p->mid_size = 64 << 10;
 	}
 	/* FIO_SPLICE_CHUNK from the file, not a pipeful: tune.h says why. */
-	want =
-	    min_size(p->chunk < p->mid_size ? p->chunk : p->mid_size, p->left);
+	want = min_size(min_size(p->chunk, p->mid_size), p->left);
 	*n = fio_splice(p->in->fd, p->mid[1], want, 0, once(p));
 	if (*n > 0) {
 		p->in_mid = (size_t)*n;
