@@ -28,32 +28,7 @@ mkdir -p "$data" "$shm"
 # shellcheck source=bench/peers.sh
 . "$(dirname "$0")/peers.sh"
 
-# compare() over the peers, the reader (pipebench) placed by $reader; its
-# stderr, the JSON summary last, stays in $tmp/ID.err for the verdict.
 reader=""
-table() { # id title options... -- template peers...
-	id=$1 title=$2
-	shift 2
-	opts=""
-	while [ "$1" != -- ]; do
-		opts="$opts $1"
-		shift
-	done
-	shift
-	printf '\n#### %s\n\n' "$title"
-	compare "--json --runs $runs $opts" "$@" 2>"$tmp/$id.err" ||
-		{ cat "$tmp/$id.err" >&2; return 1; }
-}
-
-# Where the producer and the reader run: free (where the scheduler likes),
-# split (producer on CPU 0, reader on CPU 1), same (both on CPU 0).
-place() { # placement: sets $on0 (a prefix for producers) and $reader
-	case $1 in
-	free) on0="" reader="" ;;
-	split) on0="taskset -c 0 " reader="taskset -c 1" ;;
-	same) on0="taskset -c 0 " reader="taskset -c 0" ;;
-	esac
-}
 
 workload_yes() {
 	machine
@@ -130,13 +105,7 @@ workload_cat() {
 	rm -rf "$tiny"
 
 	text=$data/text-500m small=$data/text-12m tiny_text=$data/text-1m
-	if [ ! -s "$text" ]; then
-		find /usr/include -name '*.h' | sort | xargs cat >"$tmp/seed"
-		while [ "$(stat -c %s "$text" 2>/dev/null || echo 0)" -lt 500000000 ]; do
-			cat "$tmp/seed" >>"$text"
-		done
-		truncate -s 500000000 "$text"
-	fi
+	make_text "$text"
 	[ -s "$small" ] || head -c 12500000 "$text" >"$small"
 	[ -s "$tiny_text" ] || head -c 1250000 "$text" >"$tiny_text"
 	cp "$text" "$shm/text-500m"

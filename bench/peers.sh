@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh
-# Sourced by bench.sh, demo.sh and smallfiles.sh: the peers installed
-# here, one pipebench --compare over them, the medians of its JSON
-# summary, the machine line. The caller sets $top (the build tree), $pb
-# (our pipebench), $head (GNU's development tree's cat and yes), $tmp (a
-# scratch directory), $runs, and $reader (a prefix placing pipebench, or
-# empty) if it places the reader.
+# Sourced by bench.sh, demo.sh, smallfiles.sh and sweep.sh: the peers
+# installed here, one pipebench --compare over them, the medians of its
+# JSON summary, the placements, the formatting text, the machine line. The caller sets $top
+# (the build tree), $pb (our pipebench), $head (GNU's development tree's
+# cat and yes), $tmp (a scratch directory), $runs, and $reader (a prefix
+# placing pipebench, or empty) if it places the reader.
 # shellcheck disable=SC2154 # the caller's variables
 
 # The peers of a tool as "name=command" words: ours, GNU's development
@@ -54,6 +54,44 @@ compare() { # options template spec...
 	done
 	# shellcheck disable=SC2086 # opts and reader are words
 	${reader:-} "$pb" --compare -q $opts "$@"
+}
+
+# The formatting benchmarks' text, unless it exists: 500 MB of the C
+# headers installed here, over and over.
+make_text() { # file
+	[ -s "$1" ] && return 0
+	find /usr/include -name '*.h' | sort | xargs cat >"$tmp/seed"
+	while [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -lt 500000000 ]; do
+		cat "$tmp/seed" >>"$1"
+	done
+	truncate -s 500000000 "$1"
+}
+
+# Where the producer and the reader run: free (where the scheduler likes),
+# split (producer on CPU 0, reader on CPU 1), same (both on CPU 0).
+# shellcheck disable=SC2034 # on0 is for the caller
+place() { # placement: sets $on0 (a prefix for producers) and $reader
+	case $1 in
+	free) on0="" reader="" ;;
+	split) on0="taskset -c 0 " reader="taskset -c 1" ;;
+	same) on0="taskset -c 0 " reader="taskset -c 0" ;;
+	esac
+}
+
+# A titled table: compare() over the peers, the reader (pipebench) placed
+# by $reader; its stderr, the JSON summary last, stays in $tmp/ID.err.
+table() { # id title options... -- template peers...
+	id=$1 title=$2
+	shift 2
+	opts=""
+	while [ "$1" != -- ]; do
+		opts="$opts $1"
+		shift
+	done
+	shift
+	printf '\n#### %s\n\n' "$title"
+	compare "--json --runs $runs $opts" "$@" 2>"$tmp/$id.err" ||
+		{ cat "$tmp/$id.err" >&2; return 1; }
 }
 
 # The line that opens each workload's tables: date, CPU, kernel build, the

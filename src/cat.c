@@ -32,10 +32,14 @@
 
 /*
  * Output waits here: formatted output, or (without options) the bytes of
- * small files, gathered into few big writes. CATFMT_SLACK covers the most
- * one formatting step writes past its check for room.
+ * small files, gathered into few big writes of CAT_OUT. CATFMT_SLACK
+ * covers the most one formatting step writes past its check for room.
+ * The guard is for bench/sweep.sh's variants.
  */
-#define OUT_CAP (2 * CAT_BUF + CATFMT_SLACK)
+#ifndef CAT_OUT
+#define CAT_OUT (2 * CAT_BUF)
+#endif
+#define OUT_CAP (CAT_OUT + CATFMT_SLACK)
 
 static struct cat_options opt;
 static int formatting, read_stdin;

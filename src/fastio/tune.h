@@ -17,7 +17,9 @@
  * on CPU 0 and reader on CPU 1, medians of 3-5 interleaved runs; "splice"
  * is a reader that splices to /dev/null, "read" one that read()s 128 KiB
  * at a time. The #ifndef guards exist only so a benchmark can build
- * variants with -D.
+ * variants with -D: `make bench-sweep SWEEP="NAME VALUE VALUE..."`
+ * (bench/sweep.sh) builds one per value and prints each one's worst ratio
+ * to the best over every placement and reader, with the machine line.
  */
 
 /* Project rule: no call that moves bytes asks for more than 1 GiB. */

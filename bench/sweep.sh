@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# sweep.sh BUILDDIR NAME VALUE VALUE...: one constant (those of
+# src/fastio/tune.h, CAT_BUF, CAT_OUT) measured at each VALUE (a plain
+# number) by the rule every constant is chosen by (issue 11): its worst
+# ratio to the best value of the same table, over every table. yes and
+# cat are built again
+# with -DNAME=VALUE from a copy of the sources as make dist takes them
+# (uncommitted changes included); each runs in every placement (free,
+# split, same) into a reader that splices to /dev/null and one that
+# read()s (--touch), cat on a 2 GB cached file on the disk file system and
+# on tmpfs. The reader is BUILDDIR's pipebench. Prints Markdown, machine
+# line first, so that a figure keeps its machine (make bench-sweep
+# SWEEP="NAME VALUE..."). Environment: RUNS (default 7), WORKLOADS (any
+# of yes, cat, and fmt: cat -n and -v of 500 MB of text from both file
+# systems; default "yes cat"), DATA (default /var/tmp/fastio-bench), TMPFS
+# (default /dev/shm).
+set -eu
+[ $# -ge 4 ] || {
+	echo "usage: sweep.sh BUILDDIR NAME VALUE VALUE..." >&2
+	exit 2
+}
+top=$(cd "$1" && pwd)
+name=$2
+shift 2
+pb=$top/src/pipebench
+runs=${RUNS:-7}
+data=${DATA:-/var/tmp/fastio-bench}
+shm=${TMPFS:-/dev/shm}/fastio-sweep
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$shm"' EXIT
+mkdir -p "$data" "$shm"
+
+# shellcheck source=bench/peers.sh
+. "$(dirname "$0")/peers.sh"
+
+# One build tree per value; a variant is "VALUE=its src directory", and
+# a table's template names the program after the @.
+make -s -C "$top" distdir distdir="$tmp/src" >/dev/null
+variants="" i=0
+for v in "$@"; do
+	case $v in
+	'' | *[!0-9]*)
+		echo "sweep.sh: $v: not a plain number" >&2
+		exit 2
+		;;
+	esac
+	i=$((i + 1))
+	mkdir "$tmp/v$i"
+	(cd "$tmp/v$i" && "$tmp/src/configure" -q CPPFLAGS="-D$name=$v" &&
+		make -s src/yes src/cat) >"$tmp/build.log" 2>&1 ||
+		{ cat "$tmp/build.log" >&2; exit 1; }
+	variants="$variants $v=$tmp/v$i/src"
+done
+
+# A table over the variants (peers.sh's table); each row's ratio to the
+# table's best median goes to $tmp/ratios as "VALUE RATIO TABLE".
+over() { # id title options... -- template
+	# shellcheck disable=SC2086 # the variants are words
+	table "$@" $variants
+	medians "$tmp/$1.err" | awk -F '\t' -v id="$1" '
+		{ m[NR] = $1; n[NR] = $2; if ($1 > best) best = $1 }
+		END { for (i = 1; i <= NR; i++) printf "%s %.2f %s\n", n[i], m[i] / best, id }' \
+		>>"$tmp/ratios"
+}
+
+sweep_yes() {
+	for p in free split same; do
+		place $p
+		over "yes-splice-$p" "yes into pipebench splicing to /dev/null, 10 GiB, placement $p" \
+			--bytes 10G -- "$on0@/yes"
+		over "yes-read-$p" "yes into pipebench --touch, 4 GiB, placement $p" \
+			--bytes 4G --touch -- "$on0@/yes"
+	done
+}
+
+sweep_cat() {
+	big=$data/big-2g
+	[ -s "$big" ] || head -c 2000000000 /dev/urandom >"$big"
+	cp "$big" "$shm/big-2g"
+	for f in "$big" "$shm/big-2g"; do
+		fs=$(stat -f -c %T "$f") # "ext2/ext3" for ext4
+		fsid=$(echo "$fs" | tr -c 'a-z0-9\n' -)
+		cat "$f" >/dev/null # into the page cache
+		for p in free split same; do
+			place $p
+			over "cat-splice-$fsid-$p" "cat of 2 GB cached ($fs) into pipebench splicing to /dev/null, placement $p" \
+				-- "$on0@/cat $f"
+			over "cat-read-$fsid-$p" "cat of 2 GB cached ($fs) into pipebench --touch, placement $p" \
+				--touch -- "$on0@/cat $f"
+		done
+	done
+}
+
+# cat -n and -v (every mark loop's two kinds: line state, and bytes shown)
+# on the text, from both file systems.
+sweep_fmt() {
+	text=$data/text-500m
+	make_text "$text"
+	cp "$text" "$shm/text-500m"
+	for f in "$text" "$shm/text-500m"; do
+		fs=$(stat -f -c %T "$f")
+		fsid=$(echo "$fs" | tr -c 'a-z0-9\n' -)
+		cat "$f" >/dev/null
+		for o in -n -v; do
+			for p in free split same; do
+				place $p
+				over "cat$o-$fsid-$p" "cat $o of 500 MB of C headers ($fs) into pipebench, placement $p" \
+					-- "$on0@/cat $o $f"
+			done
+		done
+	done
+}
+
+printf '### %s\n\n' "$name: $*"
+machine
+: >"$tmp/ratios"
+for w in ${WORKLOADS:-yes cat}; do
+	"sweep_$w"
+done
+
+# Each value's worst table; the value whose worst is best wins.
+printf '\n#### %s by its worst case\n\n' "$name"
+printf '| value | worst ratio to the best value of a table | in |\n|--:|--:|:--|\n'
+for v in "$@"; do
+	awk -v v="$v" '$1 == v' "$tmp/ratios" | sort -k2,2n | head -1
+done | tee "$tmp/worst" | awk '{ printf "| %s | %.2fx | %s |\n", $1, $2, $3 }'
+sort -k2,2nr "$tmp/worst" | awk 'NR == 1 { printf "\nBy the worst case: %s (%.2fx).\n", $1, $2 }'
