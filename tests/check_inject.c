@@ -46,6 +46,14 @@ static const struct setup setups[] = {
      OUT_PIPE,
      4 * MIB,
      {"tee", "splice", "pipe2", "fcntl", "mmap"}},
+    {"yes tee hot",
+     "yes",
+     {NULL},
+     "pages",
+     IN_DEVNULL,
+     OUT_PIPE,
+     4 * MIB,
+     {"tee", "splice", "pipe2", "fcntl", "mmap", "write"}},
     {"yes vmsplice",
      "yes",
      {NULL},
@@ -864,7 +872,7 @@ END_TEST
  * injection, the output must be the fault-free one (refusals) or end
  * with GNU's message (a failing write).
  */
-#define STRACE "/usr/bin/strace"
+#define STRACE SPAWN_STRACE
 
 static const struct {
 	const char *prog, *inject, *args[3], *env;
@@ -983,15 +991,7 @@ inject_suite(void)
 	tcase_add_loop_test(tc, nonblocking, 0, 9);
 	tcase_add_loop_test(tc, signal_storm, 0, 7);
 	suite_add_tcase(s, tc);
-	/* The witness needs strace; without it the case is left out. */
-	if (access(STRACE, X_OK) == 0) {
-		tc = tcase_create("strace");
-		tcase_set_timeout(tc, 60);
-		tcase_add_loop_test(tc, strace_witness, 0, NWITNESSES);
-		suite_add_tcase(s, tc);
-	} else {
-		printf("check_inject: no %s, strace witness skipped\n", STRACE);
-	}
+	suite_add_strace_case(s, "strace", strace_witness, NWITNESSES);
 	return s;
 }
 

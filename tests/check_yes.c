@@ -2,11 +2,16 @@
 #include "config.h"
 
 #include <check.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "fastio/tune.h"
 #include "spawn.h"
 
 #define MIB ((size_t)1 << 20)
@@ -14,18 +19,25 @@
 #define STREAM	 (16 * MIB)
 #define MAX_ARGS 4100
 
-/* Each strategy forced in turn; NULL leaves libfastio's own choice. */
+/*
+ * Each strategy forced in turn; NULL leaves libfastio's own choice. The
+ * tee strategy's two sources too: written pages throughout, and one hot
+ * page from the start (the vote between them: hot_vote below).
+ */
 static const char *const forced[][2] = {
-    {NULL, NULL},		  /* tee */
-    {"FASTIO_DISABLE=tee", NULL}, /* vmsplice */
-    {"FASTIO_DISABLE=all", NULL}, /* write */
+    {NULL, NULL},		    /* tee */
+    {"FASTIO_DISABLE=tee", NULL},   /* vmsplice */
+    {"FASTIO_DISABLE=all", NULL},   /* write */
+    {"FASTIO_DISABLE=hot", NULL},   /* tee, written pages throughout */
+    {"FASTIO_DISABLE=pages", NULL}, /* tee, one hot page from the start */
 };
 #define NFORCED (int)(sizeof forced / sizeof forced[0])
 
 static const char *
 forced_name(int i)
 {
-	static const char *const names[] = {"tee", "vmsplice", "write"};
+	static const char *const names[] = {"tee", "vmsplice", "write",
+					    "tee-pages", "tee-hot"};
 	return names[i];
 }
 
@@ -413,6 +425,152 @@ START_TEST(address_space_limit)
 }
 END_TEST
 
+/*
+ * The tee source's vote (repeat.c, FIO_HOT_PROBE in tune.h), made
+ * independent of timing by the reader: "bites" reads 128 KiB at a time,
+ * and only from a full pipe, so each of our splices can move 128 KiB (a
+ * round takes 8); "gulps" waits for a full pipe and empties it in one
+ * splice, which holds the pipe's lock, so a round takes one. strace (its
+ * seccomp filter stops only at tee and pipe2) shows the hot source being
+ * built: a tee() of one page, non-blocking. The bitten bytes are checked,
+ * across the switch; a switch that fails (strace injects the failure into
+ * the hot source's pipe2, the third, or its one-page pipe's, the fourth)
+ * keeps the written source and the stream.
+ */
+#define STRACE	   SPAWN_STRACE
+#define VOTE_BYTES (40 * MIB)
+
+enum hot_when { NEVER, AFTER_PROBE, FROM_START };
+
+static const struct {
+	int bites;
+	const char *disable, *inject;
+	enum hot_when hot;
+} votes[] = {
+    {1, NULL, NULL, AFTER_PROBE},
+    {0, NULL, NULL, NEVER},
+    {1, "hot", NULL, NEVER},
+    {0, "hot", NULL, NEVER},
+    {1, "pages", NULL, FROM_START},
+    {0, "pages", NULL, FROM_START},
+    {1, NULL, "inject=pipe2:error=EMFILE:when=3", NEVER},
+    {1, NULL, "inject=pipe2:error=ENFILE:when=4", NEVER},
+};
+#define NVOTES (int)(sizeof votes / sizeof votes[0])
+
+static void
+read_votes(const char *log, unsigned *rounds_before, unsigned *hot,
+	   unsigned *injected)
+{
+	char line[512];
+	FILE *f = fopen(log, "r");
+
+	ck_assert_ptr_nonnull(f);
+	*rounds_before = *hot = *injected = 0;
+	while (fgets(line, sizeof line, f))
+		if (strstr(line, "(INJECTED)") != NULL)
+			++*injected;
+		else if (strstr(line, "SPLICE_F_NONBLOCK") != NULL)
+			++*hot;
+		else if (strncmp(line + strspn(line, "0123456789 "), "tee(",
+				 4) == 0 &&
+			 *hot == 0)
+			++*rounds_before;
+	fclose(f);
+}
+
+/* The child: yes under strace, its stdout the pipe's end out. */
+static _Noreturn void
+traced_yes(int out, int in, int i, const char *log)
+{
+	const char *argv[16] = {"strace", "-f", "-qq", "--seccomp-bpf",
+				"-o",	  log,	"-e",  "trace=tee,pipe2"};
+	int n = 8;
+
+	signal(SIGPIPE, SIG_DFL); /* the harness may ignore it */
+	dup2(out, 1);
+	close(out);
+	close(in);
+	if (votes[i].disable != NULL)
+		setenv("FASTIO_DISABLE", votes[i].disable, 1);
+	/* LeakSanitizer stops the world with ptrace, which strace holds. */
+	setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+	if (votes[i].inject != NULL) {
+		argv[n++] = "-e";
+		argv[n++] = votes[i].inject;
+	}
+	argv[n++] = spawn_path("yes");
+	argv[n] = NULL;
+	execv(STRACE, (char *const *)argv);
+	_exit(127);
+}
+
+START_TEST(hot_vote)
+{
+	int p[2], devnull, pending, status;
+	char *log = spawn_temp_path("", 0), *buf = malloc(MIB / 8),
+	     *want = malloc(MIB / 8);
+	size_t moved = 0, i;
+	unsigned rounds, hot, injected;
+	ssize_t k;
+	pid_t pid;
+
+	for (i = 0; i < MIB / 8; i++)
+		want[i] = i % 2 ? '\n' : 'y';
+	ck_assert_int_eq(pipe(p), 0);
+	if (fcntl(p[1], F_SETPIPE_SZ, (int)MIB) != (int)MIB) {
+		printf("hot_vote: no 1 MiB pipe (quota), skipped\n");
+		return;
+	}
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		traced_yes(p[1], p[0], _i, log);
+	close(p[1]);
+	devnull = open("/dev/null", O_WRONLY);
+	ck_assert_int_ge(devnull, 0);
+	while (moved < VOTE_BYTES) {
+		/* A pipe has no "full" event to wait for: look again and
+		 * again, leaving the CPU to the producer in between. */
+		while (ioctl(p[0], FIONREAD, &pending) == 0 &&
+		       (size_t)pending < MIB)
+			usleep(50);
+		if (votes[_i].bites) {
+			k = read(p[0], buf, MIB / 8);
+			ck_assert_int_eq(k, (ssize_t)(MIB / 8));
+			ck_assert(memcmp(buf, want, MIB / 8) == 0);
+		} else {
+			k = splice(p[0], NULL, devnull, NULL, MIB, 0);
+			ck_assert_int_eq(k, (ssize_t)MIB);
+		}
+		moved += (size_t)k;
+	}
+	close(p[0]);
+	close(devnull);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	read_votes(log, &rounds, &hot, &injected);
+	ck_assert_uint_eq(injected, votes[_i].inject != NULL);
+	switch (votes[_i].hot) {
+	case FROM_START:
+		ck_assert_uint_eq(rounds, 0);
+		ck_assert_uint_gt(hot, 0);
+		break;
+	case AFTER_PROBE:
+		ck_assert_uint_eq(rounds, FIO_HOT_PROBE);
+		ck_assert_uint_gt(hot, 0);
+		break;
+	case NEVER:
+		ck_assert_uint_eq(hot, 0);
+		ck_assert_uint_ge(rounds, VOTE_BYTES / MIB - 1);
+		break;
+	}
+	unlink(log);
+	free(log);
+	free(buf);
+	free(want);
+}
+END_TEST
+
 static Suite *
 yes_suite(void)
 {
@@ -433,6 +591,7 @@ yes_suite(void)
 	tcase_add_test(tc, program_name_as_invoked);
 	tcase_add_loop_test(tc, address_space_limit, 0, 4);
 	suite_add_tcase(s, tc);
+	suite_add_strace_case(s, "vote", hot_vote, NVOTES);
 	return s;
 }
 

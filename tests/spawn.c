@@ -881,3 +881,18 @@ suite_main(Suite *s)
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+void
+suite_add_strace_case(Suite *s, const char *name, const TTest *test, int n)
+{
+	TCase *tc;
+
+	if (access(SPAWN_STRACE, X_OK) != 0) {
+		printf("no %s: test case %s left out\n", SPAWN_STRACE, name);
+		return;
+	}
+	tc = tcase_create(name);
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test, 0, n);
+	suite_add_tcase(s, tc);
+}

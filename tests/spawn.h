@@ -124,4 +124,14 @@ int lines_check(const char *got, size_t got_len, const char *want,
 /* Run a suite with Check's usual output; the exit status for automake. */
 int suite_main(Suite *s);
 
+/* Where the tests that use strace as a witness find it. */
+#define SPAWN_STRACE "/usr/bin/strace"
+
+/*
+ * Add a test case named name that loops test over [0, n) to s, with a
+ * timeout of 60 s, if strace is installed; else say that it is left out.
+ */
+void suite_add_strace_case(Suite *s, const char *name, const TTest *test,
+			   int n);
+
 #endif

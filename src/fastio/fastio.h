@@ -60,6 +60,9 @@ enum fio_strategy {
 	FIO_COPY_FILE_RANGE,
 	FIO_SENDFILE,
 	FIO_READFILE, /* a small file in one read(), into the buffer */
+	FIO_PAGES,    /* tee's source: distinct written pages (repeat.c) */
+	FIO_HOT,      /* tee's source: one page in every slot, for a reader
+			 that takes small bites (repeat.c) */
 	FIO_STRATEGY_COUNT
 };
 

@@ -143,13 +143,17 @@ realign(struct repeat *r)
 }
 
 /*
- * Fill the empty source pipe once with whole patterns from phase 0 and
- * return how many bytes it holds (0 on failure). It is written, so every
- * slot holds a page of its own ("The tee source" in tune.h says why not
- * one vmspliced page in every slot).
+ * The two sources of the tee strategy: each fills an empty pipe once with
+ * whole patterns from phase 0 and returns how many bytes it holds (0 on
+ * failure). fill_pages writes it, so every slot holds a page of its own,
+ * which a reader that splices wants; fill_hot puts one page in every
+ * slot, which a reader that copies keeps in its cache (FIO_HOT_PROBE in
+ * tune.h). That page is the kernel's: a page of patterns written into a
+ * one-slot pipe and tee()d into each slot. Nothing of ours is handed to
+ * the kernel.
  */
 static size_t
-fill_source(struct repeat *r, int fd, size_t cap)
+fill_pages(struct repeat *r, int fd, size_t cap)
 {
 	size_t content;
 
@@ -159,13 +163,63 @@ fill_source(struct repeat *r, int fd, size_t cap)
 	return content;
 }
 
-/* Move k bytes that tee() put in our middle pipe on to the output. */
+static size_t
+fill_hot(struct repeat *r, int fd, size_t cap)
+{
+	size_t page = FIO_HOT_PAGE / r->len * r->len, content = 0;
+	int one[2];
+
+	if (page == 0 || pipe2(one, O_CLOEXEC) < 0)
+		return 0;
+	/* Non-blocking: a slot fewer than cap promised ends the filling. */
+	if (fio_write_all(one[1], r->buf, page) == 0)
+		while (content + page <= cap &&
+		       fio_tee(one[0], fd, page, SPLICE_F_NONBLOCK) ==
+			   (ssize_t)page)
+			content += page;
+	close(one[0]);
+	close(one[1]);
+	return content;
+}
+
+/*
+ * The vote went to the hot source: a new source pipe of the same content,
+ * or the old one kept if any step fails (nothing has reached the output
+ * through the new one yet, so the stream is not touched either way).
+ */
+static size_t
+turn_hot(struct repeat *r, int src[2], size_t content)
+{
+	size_t n = 0;
+	int hot[2];
+
+	if (pipe2(hot, O_CLOEXEC) < 0)
+		return content;
+	if (fio_pipe_grow(hot[1], content) >= content)
+		n = fill_hot(r, hot[1], content);
+	if (n == 0) {
+		close(hot[0]);
+		close(hot[1]);
+		return content;
+	}
+	close(src[0]);
+	close(src[1]);
+	src[0] = hot[0];
+	src[1] = hot[1];
+	return n;
+}
+
+/*
+ * Move k bytes that tee() put in our middle pipe on to the output; *calls
+ * counts the splices it took: one or two when the reader empties the
+ * pipe in big moves, more when it takes small bites.
+ */
 static enum fio_status
-splice_out(struct repeat *r, int mid, size_t k)
+splice_out(struct repeat *r, int mid, size_t k, unsigned *calls)
 {
 	ssize_t m;
 
-	while (k > 0) {
+	for (*calls = 0; k > 0; ++*calls) {
 		m = fio_splice(mid, r->out.fd, k, r->splice_flags, 0);
 		if (m <= 0) {
 			if (m == 0)
@@ -178,10 +232,17 @@ splice_out(struct repeat *r, int mid, size_t k)
 	return FIO_DONE;
 }
 
+/*
+ * The rounds. With vote set (a written source, and FIO_HOT enabled) the
+ * first FIO_HOT_PROBE rounds count the reader's small bites; if half of
+ * them or more were, the source turns hot for the rest of the stream.
+ * The vote is taken once and never goes back, so it cannot oscillate.
+ */
 static enum fio_status
-tee_loop(struct repeat *r, int src, int mid[2], size_t content)
+tee_loop(struct repeat *r, int src[2], int mid[2], size_t content, int vote)
 {
 	enum fio_status st;
+	unsigned rounds = 0, bites = 0, calls;
 	ssize_t k;
 	size_t n;
 
@@ -191,21 +252,28 @@ tee_loop(struct repeat *r, int src, int mid[2], size_t content)
 		n = min_size(content, r->left);
 		if (n == 0)
 			return FIO_DONE;
-		k = fio_tee(src, mid[1], n, 0);
+		k = fio_tee(src[0], mid[1], n, 0);
 		if (k <= 0) {
 			if (k == 0)
 				errno = EIO; /* our own source pipe ran dry */
 			return failed(r);
 		}
-		st = splice_out(r, mid[0], (size_t)k);
+		st = splice_out(r, mid[0], (size_t)k, &calls);
 		if (st != FIO_DONE)
 			return st;
+		if (vote && rounds < FIO_HOT_PROBE) {
+			bites += calls >= FIO_HOT_BITE;
+			if (++rounds == FIO_HOT_PROBE &&
+			    2 * bites >= FIO_HOT_PROBE)
+				content = turn_hot(r, src, content);
+		}
 	}
 }
 
 /*
  * tee() duplicates the page references of a private source pipe, filled
- * once and never written again, into a private middle pipe; splice() then
+ * once and never written again (but replaced once by a hot one if the
+ * reader votes for it), into a private middle pipe; splice() then
  * moves them to the output in bulk without touching page refcounts, which
  * is what makes it faster than tee() straight into the output (tune.h).
  * The middle pipe is always drained before the next tee(), so the stream
@@ -235,9 +303,15 @@ repeat_tee(struct repeat *r)
 	midcap = fio_pipe_grow(mid[1], cap);
 	if (midcap < cap)
 		cap = midcap;
-	content = fill_source(r, src[1], cap);
+	if (fio_enabled(FIO_PAGES))
+		content = fill_pages(r, src[1], cap);
+	else if (fio_enabled(FIO_HOT))
+		content = fill_hot(r, src[1], cap);
+	else
+		content = 0;
 	if (content > 0)
-		st = tee_loop(r, src[0], mid, content);
+		st = tee_loop(r, src, mid, content,
+			      fio_enabled(FIO_PAGES) && fio_enabled(FIO_HOT));
 	close(src[0]);
 	close(src[1]);
 	close(mid[0]);

@@ -15,6 +15,8 @@ static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
     [FIO_COPY_FILE_RANGE] = "copy_file_range",
     [FIO_SENDFILE] = "sendfile",
     [FIO_READFILE] = "readfile",
+    [FIO_PAGES] = "pages",
+    [FIO_HOT] = "hot",
 };
 
 /* The library's only mutable state; fio_reset() restores it for tests. */

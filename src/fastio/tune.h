@@ -160,6 +160,40 @@
 #define FIO_TEE_ROUND ((size_t)1 << 20)
 #endif
 
+/*
+ * The tee source turns hot (one page of patterns in every slot) when the
+ * reader takes small bites: of the first FIO_HOT_PROBE rounds, half or
+ * more needed FIO_HOT_BITE splices or more to move into the output.
+ * A reader that splices empties the pipe in one or two big moves; one
+ * that read()s frees a few slots at a time and our splice stops at each
+ * full pipe. The count is what the reader did, not how long it took.
+ * Splices a round, 900 rounds each, fc-v669 (Xeon, 2026-11-25, null
+ * syscall 76-82 ns, wake-up 31-33 us): pipebench splicing, free / split /
+ * same: 1-2 in every round; pipebench --touch (128 KiB reads): 4-8 in
+ * 707 / 893 / 747 rounds; our cat, uutils' and GNU HEAD's cat, pv,
+ * `dd bs=1M`: 1-2 (pv 3+ in 13% of rounds); GNU cat 9.1, `dd bs=64K`,
+ * `wc -l`, `tr`: 3+ in 94-100%. (FIONREAD at a round's start cannot
+ * tell them apart: the pipe is full then for both kinds, since a
+ * wake-up outlasts a round.) GB/s, 9 interleaved runs, written source /
+ * voting / uutils 0.12 / GNU HEAD: --touch free 15.26 / 25.58 / 15.29 /
+ * 13.78, split 18.16 / 25.04 / 17.03 / 12.96, same 18.16 / 18.64 / 18.54
+ * / 19.61; splicing reader free 29.9 / 35.1 / 30.2, split 31.2 / 31.4 /
+ * 32.0, same 62.0 / 62.0 / 62.3 (no vote for hot, 0 of 16 runs); `| wc
+ * -l` 2.75 s / 2.20 s, into GNU cat 9.1 3.29 / 3.58 GB/s, `dd bs=64K`
+ * 3.06 / 3.47, `tr` 1.03 / 1.04. The cost: a reader that splices in
+ * small pieces gets the hot source, which halves a splicing reader here
+ * ("The tee source"): 64 KiB splices 31-44 written, 20-32 voting (4 of 5
+ * runs hot), 128 KiB 22-31 / 17-25 (2 of 5). Worst ratio over these
+ * readers: written 0.60x (--touch free), voting 0.65x (64 KiB splices);
+ * on fc-v769 one page cost a splicing reader nothing (tune.h, "The tee
+ * source": 61.2 against 56.2 free) and gave the read() one 1.54x.
+ */
+#ifndef FIO_HOT_PROBE
+#define FIO_HOT_PROBE 32u
+#endif
+#define FIO_HOT_BITE 3u
+#define FIO_HOT_PAGE ((size_t)4096) /* a pipe slot's page on x86-64 */
+
 /* Chunk when the big buffer cannot be mapped (tight RLIMIT_AS); GNU's size. */
 #define FIO_SMALL_CHUNK ((size_t)8 << 10)
 
