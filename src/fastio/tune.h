@@ -186,7 +186,10 @@
  * runs hot), 128 KiB 22-31 / 17-25 (2 of 5). Worst ratio over these
  * readers: written 0.60x (--touch free), voting 0.65x (64 KiB splices);
  * on fc-v769 one page cost a splicing reader nothing (tune.h, "The tee
- * source": 61.2 against 56.2 free) and gave the read() one 1.54x.
+ * source": 61.2 against 56.2 free) and gave the read() one 1.54x. make
+ * bench with the vote (fc-v669, wake-up 14.7 us then), --touch free /
+ * split / same: 20.40 / 16.91 / 20.28 GB/s, bench/ceiling.c's one page in
+ * every slot 20.17 / 17.14 / 20.58, the best peer 16.92 / 13.75 / 17.31.
  */
 #ifndef FIO_HOT_PROBE
 #define FIO_HOT_PROBE 32u
