@@ -2,10 +2,10 @@
 # shellcheck shell=sh
 # Sourced by bench.sh, demo.sh, smallfiles.sh and sweep.sh: the peers
 # installed here, one pipebench --compare over them, the medians of its
-# JSON summary, the placements, the formatting text, the machine line. The caller sets $top
-# (the build tree), $pb (our pipebench), $head (GNU's development tree's
-# cat and yes), $tmp (a scratch directory), $runs, and $reader (a prefix
-# placing pipebench, or empty) if it places the reader.
+# JSON summary, the placements, the formatting text, the machine line.
+# The caller sets $top (the build tree), $pb (our pipebench), $head (GNU's
+# development tree's cat and yes), $tmp (a scratch directory), $runs, and
+# $reader (a prefix placing pipebench, or empty) if it places the reader.
 # shellcheck disable=SC2154 # the caller's variables
 
 # The peers of a tool as "name=command" words: ours, GNU's development

@@ -4,17 +4,16 @@
 # src/fastio/tune.h, CAT_BUF, CAT_OUT) measured at each VALUE (a plain
 # number) by the rule every constant is chosen by (issue 11): its worst
 # ratio to the best value of the same table, over every table. yes and
-# cat are built again
-# with -DNAME=VALUE from a copy of the sources as make dist takes them
-# (uncommitted changes included); each runs in every placement (free,
-# split, same) into a reader that splices to /dev/null and one that
-# read()s (--touch), cat on a 2 GB cached file on the disk file system and
-# on tmpfs. The reader is BUILDDIR's pipebench. Prints Markdown, machine
-# line first, so that a figure keeps its machine (make bench-sweep
-# SWEEP="NAME VALUE..."). Environment: RUNS (default 7), WORKLOADS (any
-# of yes, cat, and fmt: cat -n and -v of 500 MB of text from both file
-# systems; default "yes cat"), DATA (default /var/tmp/fastio-bench), TMPFS
-# (default /dev/shm).
+# cat are built again with -DNAME=VALUE from a copy of the sources as
+# make dist takes them (uncommitted changes included); each runs in every
+# placement (free, split, same) into a reader that splices to /dev/null
+# and one that read()s (--touch), cat on a 2 GB cached file on the disk
+# file system and on tmpfs. The reader is BUILDDIR's pipebench. Prints
+# Markdown, machine line first, so that a figure keeps its machine (make
+# bench-sweep SWEEP="NAME VALUE..."). Environment: RUNS (default 7),
+# WORKLOADS (any of yes, cat, and fmt: cat -n and -v of 500 MB of text
+# from both file systems; default "yes cat"), DATA (default
+# /var/tmp/fastio-bench), TMPFS (default /dev/shm).
 set -eu
 [ $# -ge 4 ] || {
 	echo "usage: sweep.sh BUILDDIR NAME VALUE VALUE..." >&2

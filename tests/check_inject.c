@@ -872,8 +872,6 @@ END_TEST
  * injection, the output must be the fault-free one (refusals) or end
  * with GNU's message (a failing write).
  */
-#define STRACE SPAWN_STRACE
-
 static const struct {
 	const char *prog, *inject, *args[3], *env;
 	enum spawn_out out;
@@ -925,7 +923,7 @@ START_TEST(strace_witness)
 	argv[7] = inject;
 	argv[8] = spawn_path(witnesses[_i].prog);
 	with_args(argv + 8, witnesses[_i].args, 3, path);
-	s.prog = STRACE;
+	s.prog = SPAWN_STRACE;
 	s.argv = argv;
 	s.env = env;
 	s.in = IN_FILE;

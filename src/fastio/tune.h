@@ -169,10 +169,11 @@
  * full pipe. The count is what the reader did, not how long it took.
  * Splices a round, 900 rounds each, fc-v669 (Xeon, 2026-11-25, null
  * syscall 76-82 ns, wake-up 31-33 us): pipebench splicing, free / split /
- * same: 1-2 in every round; pipebench --touch (128 KiB reads): 4-8 in
- * 707 / 893 / 747 rounds; our cat, uutils' and GNU HEAD's cat, pv,
- * `dd bs=1M`: 1-2 (pv 3+ in 13% of rounds); GNU cat 9.1, `dd bs=64K`,
- * `wc -l`, `tr`: 3+ in 94-100%. (FIONREAD at a round's start cannot
+ * same: 1-2 in every round; pipebench --touch (128 KiB reads): 3+ in
+ * 706 / 867 / 747 rounds; our cat, pv, `dd bs=1M`: 1-2 (pv 3+ in 13% of
+ * rounds); GNU cat 9.1, `wc -l`, `tr`: 3+ in 94-100%. (uutils' and GNU
+ * HEAD's cat never voted hot in 6 runs each, `dd bs=64K` in 6 of 6.)
+ * (FIONREAD at a round's start cannot
  * tell them apart: the pipe is full then for both kinds, since a
  * wake-up outlasts a round.) GB/s, 9 interleaved runs, written source /
  * voting / uutils 0.12 / GNU HEAD: --touch free 15.26 / 25.58 / 15.29 /
