@@ -3,94 +3,7 @@
 
 #include <string.h>
 
-#include "catfmt.h"
-
-#define NUM_LAST(f) ((f)->numbuf + 22) /* the last digit; the TAB follows */
-
-/* Room for one more step of a loop (see CATFMT_SLACK). */
-static inline void
-make_room(struct catfmt *f)
-{
-	struct cat_out *out = f->out;
-	char last;
-
-	if (out->o < out->limit)
-		return;
-	/* The last byte stays: it may be a CR that an LF turns into ^M. */
-	last = *--out->o;
-	out->flush(out);
-	*out->o++ = last;
-}
-
-/* The same for a loop that keeps the output position in dst. */
-static inline char *
-room_at(struct catfmt *f, char *dst)
-{
-	f->out->o = dst;
-	make_room(f);
-	return f->out->o;
-}
-
-/* Carry into the next digits, in numbuf, and refresh num_word. */
-static void
-next_number_slowly(struct catfmt *f)
-{
-	char *d = NUM_LAST(f);
-
-	memcpy(f->num_start, f->num_word, sizeof f->num_word);
-	while (*d == '9')
-		*d-- = '0';
-	if (*d == ' ')
-		*d = '1';
-	else
-		(*d)++;
-	if (d < f->num_start)
-		f->num_start = d;
-	memcpy(f->num_word, f->num_start, sizeof f->num_word);
-}
-
-/*
- * Write the line number and count one more. The counter lives as ASCII
- * digits; its first 16 bytes are also kept as two words, and the usual
- * increment (no carry) is one add to a word: a byte store followed by a
- * 16-byte load of the same bytes stalls the CPU on every line (20% of
- * `cat -n`'s time), word stores followed by word loads do not.
- */
-static inline __attribute__((always_inline)) char *
-put_number_at(struct catfmt *f, char *d)
-{
-	size_t len = (size_t)(NUM_LAST(f) + 2 - f->num_start), last = len - 2;
-	unsigned shift = 8 * (unsigned)(last % 8), tens;
-	uint64_t *w = &f->num_word[last / 8];
-
-	memcpy(d, f->num_word, sizeof f->num_word);
-	if (len > sizeof f->num_word) {
-		memcpy(d + sizeof f->num_word,
-		       f->num_start + sizeof f->num_word,
-		       len - sizeof f->num_word);
-		memcpy(f->num_start, f->num_word, sizeof f->num_word);
-		next_number_slowly(f);
-		return d + len;
-	}
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	shift = 56 - shift;
-	tens = shift + 8;
-#else
-	tens = shift - 8;
-#endif
-	/*
-	 * A carry into the tens digit, 9 lines in 100, is one add too when
-	 * that digit is 0-8 in the same word (a space would need the
-	 * number to widen): the slow path was 21% of cat -n.
-	 */
-	if ((*w >> shift & 0xff) != '9')
-		*w += (uint64_t)1 << shift;
-	else if (last % 8 != 0 && (*w >> tens & 0xff) - '0' < 9)
-		*w += ((uint64_t)1 << tens) - ((uint64_t)9 << shift);
-	else
-		next_number_slowly(f);
-	return d + len;
-}
+#include "catloop.h"
 
 /*
  * GNU's per-line rules, the only copy of them; *state is -1 inside a line,
@@ -500,11 +413,14 @@ pick_loop(struct catfmt *f, enum catfmt_scan scan)
 	const struct cat_options *op = &f->opt;
 	int squeeze_only = op->squeeze && !op->number && !op->ends &&
 			   !op->tabs && !op->nonprint;
+	int number_only = op->number && !op->squeeze && !op->ends &&
+			  !op->tabs && !op->nonprint;
 	int stateless = !op->number && !op->squeeze;
 
-	f->format = squeeze_only ? squeeze_portable
-		    : stateless	 ? shown_portable
-				 : lines_portable;
+	f->format = squeeze_only  ? squeeze_portable
+		    : number_only ? catnum_portable
+		    : stateless	  ? shown_portable
+				  : lines_portable;
 	if (scan == CATFMT_SCAN_PORTABLE)
 		return;
 #ifdef __x86_64__
@@ -515,10 +431,11 @@ pick_loop(struct catfmt *f, enum catfmt_scan scan)
 	if (__builtin_cpu_supports("avx2")) {
 		int lf_only = !op->tabs && !op->nonprint;
 
-		f->format = squeeze_only ? squeeze_avx2
-			    : stateless	 ? lf_only ? shown_avx2_lf : shown_avx2
-			    : lf_only	 ? lines_avx2_lf
-					 : lines_avx2;
+		f->format = squeeze_only  ? squeeze_avx2
+			    : number_only ? catnum_avx2
+			    : stateless	  ? lf_only ? shown_avx2_lf : shown_avx2
+			    : lf_only	  ? lines_avx2_lf
+					  : lines_avx2;
 	}
 #endif
 }
@@ -548,21 +465,4 @@ catfmt_init(struct catfmt *f, const struct cat_options *opt,
 	f->wanted.marked = f->marked;
 	pick_loop(f, scan);
 	catfmt_number_from(f, 1);
-}
-
-void
-catfmt_number_from(struct catfmt *f, uint64_t first)
-{
-	char digits[24];
-	int n = 0, i;
-
-	do
-		digits[n++] = (char)('0' + first % 10);
-	while ((first /= 10) > 0);
-	memset(f->numbuf, ' ', sizeof f->numbuf);
-	NUM_LAST(f)[1] = '\t';
-	for (i = 0; i < n; i++)
-		NUM_LAST(f)[-i] = digits[i];
-	f->num_start = n > 6 ? NUM_LAST(f) + 1 - n : NUM_LAST(f) - 5;
-	memcpy(f->num_word, f->num_start, sizeof f->num_word);
 }

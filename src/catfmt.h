@@ -68,7 +68,7 @@ struct catfmt {
 	int pending_cr; /* -E: a CR ended the last buffer; an LF may follow */
 	char numbuf[24 + 16]; /* "     1\t", right-aligned; then padding */
 	char *num_start;      /* first printed column (widens past 999999) */
-	uint64_t num_word[2]; /* the 16 bytes from num_start, see catfmt.c */
+	uint64_t num_word[2]; /* the 16 bytes from num_start, see catloop.h */
 	struct {
 		char s[4];
 		unsigned char len;

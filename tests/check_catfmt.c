@@ -184,36 +184,42 @@ END_TEST
 /*
  * Every line's number equals printf's, across each carry into the tens
  * (one add inside a word) and beyond, for a run of 1,100,000 lines and
- * around numbers whose digits straddle the counter's two words.
+ * around numbers whose digits straddle the counter's two words; with -n
+ * and with -b, whose input has an empty line after each numbered one.
  */
 START_TEST(number_counts)
 {
-	static const struct cat_options n = {1, 0, 0, 0, 0, 0};
+	static const struct cat_options opts[] = {{1, 0, 0, 0, 0, 0},
+						  {1, 1, 0, 0, 0, 0}};
 	static const long long from[] = {1,
 					 999990,
 					 9999999990,
 					 99999999999990,
 					 999999999999990,
 					 9999999999999990};
+	int nonblank = _i / 6 % 2;
+	const char *line = nonblank ? "x\n\n" : "x\n";
+	size_t step = strlen(line);
 	long long first = from[_i % 6], count = _i % 6 ? 300 : 1100000, i;
 	struct catfmt f;
 	struct sink k;
 	char *in, want[32], *p;
 	size_t len;
 
-	in = malloc((size_t)count * 2 + CATFMT_OVERREAD);
+	in = malloc((size_t)count * step + CATFMT_OVERREAD);
 	ck_assert_ptr_nonnull(in);
 	for (i = 0; i < count; i++)
-		memcpy(in + 2 * i, "x\n", 2);
+		memcpy(in + step * (size_t)i, line, step);
 	sink_init(&k, CAT_BUF);
-	catfmt_init(&f, &n, &k.out, scans[_i / 6]);
+	catfmt_init(&f, &opts[nonblank], &k.out, scans[_i / 12]);
 	catfmt_number_from(&f, first);
-	catfmt_buffer(&f, in, in + 2 * count);
+	catfmt_buffer(&f, in, in + step * (size_t)count);
 	catfmt_finish(&f);
 	collect(&k.out);
 	p = k.all;
 	for (i = first; i < first + count; i++) {
-		len = (size_t)snprintf(want, sizeof want, "%6lld\tx\n", i);
+		len = (size_t)snprintf(want, sizeof want, "%6lld\tx\n%s", i,
+				       nonblank ? "\n" : "");
 		ck_assert_msg(strncmp(p, want, len) == 0, "line %lld: '%.*s'",
 			      i, (int)len, p);
 		p += len;
@@ -249,7 +255,7 @@ catfmt_suite(void)
 	tcase_add_loop_test(tc, known_outputs, 0, NKNOWN * NSCANS);
 	tcase_add_loop_test(tc, any_cut, 0, NKNOWN * NSCANS);
 	tcase_add_loop_test(tc, number_widens, 0, NSCANS);
-	tcase_add_loop_test(tc, number_counts, 0, 6 * NSCANS);
+	tcase_add_loop_test(tc, number_counts, 0, 12 * NSCANS);
 	tcase_add_loop_test(tc, final_cr, 0, NSCANS);
 	suite_add_tcase(s, tc);
 	return s;
