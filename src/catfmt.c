@@ -6,7 +6,8 @@
 #include "catloop.h"
 
 /*
- * GNU's per-line rules, the only copy of them; *state is -1 inside a line,
+ * GNU's per-line rules, for every loop but catnum.c's (-n or -b alone,
+ * where they come down to its numbered()); *state is -1 inside a line,
  * else the empty lines just seen (at most 2).
  *
  * line_start: the first byte of a line that is not an LF is coming.

@@ -27,6 +27,17 @@ catnum_carry(struct catfmt *f)
 	memcpy(f->num_word, f->num_start, sizeof f->num_word);
 }
 
+char *
+catnum_put_wide(struct catfmt *f, char *d)
+{
+	size_t len = (size_t)(NUM_LAST(f) + 2 - f->num_start);
+
+	memcpy(f->num_start, f->num_word, sizeof f->num_word);
+	memcpy(d, f->num_start, len);
+	catnum_carry(f);
+	return d + len;
+}
+
 void
 catfmt_number_from(struct catfmt *f, uint64_t first)
 {
@@ -45,92 +56,26 @@ catfmt_number_from(struct catfmt *f, uint64_t first)
 }
 
 /*
- * num_word in registers for the loop below. put_number_at keeps it in
- * memory, and its 16-byte load of the words that the previous line's
- * add had just stored cannot be forwarded from that store: the load
- * waits until the store buffer, full of the output's moves, drains (27%
- * of the loop's samples; fc-v669, 2026-11-25). Here a number is two
- * stores from registers, and counting one more adds one0/one1 (the one
- * that holds the last digit; the other is 0), or on a carry into a
- * tens digit 0-8 in the same word, ten0/ten1 minus 9 ones: memory only
- * on a carry past the tens (1 line in 100), or for numbers wider than
- * 16 columns (from 10^15), which go through put_number_at.
- */
-struct counter {
-	uint64_t w0, w1, one0, one1, ten0, ten1;
-	size_t len;
-	unsigned ones, tens_shift;
-};
-
-static inline __attribute__((always_inline)) void
-counter_load(const struct catfmt *f, struct counter *c)
-{
-	size_t last;
-	unsigned shift;
-
-	c->w0 = f->num_word[0];
-	c->w1 = f->num_word[1];
-	c->len = (size_t)(NUM_LAST(f) + 2 - f->num_start);
-	last = c->len - 2;
-	shift = 8 * (unsigned)(last % 8);
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	shift = 56 - shift;
-	c->tens_shift = shift + 8;
-#else
-	c->tens_shift = shift - 8;
-#endif
-	c->one0 = last < 8 ? (uint64_t)1 << shift : 0;
-	c->one1 = last < 8 ? 0 : (uint64_t)1 << shift;
-	/* A tens digit in the other word takes the slow path. */
-	c->ten0 = last < 8 && last % 8 != 0 ? (uint64_t)1 << c->tens_shift : 0;
-	c->ten1 = last >= 8 && last % 8 != 0 ? (uint64_t)1 << c->tens_shift : 0;
-	c->ones = (unsigned)((last < 8 ? c->w0 : c->w1) >> shift & 0xff) - '0';
-}
-
-static inline __attribute__((always_inline)) char *
-counter_put(struct catfmt *f, struct counter *c, char *d)
-{
-	unsigned tens;
-
-	if (c->len > sizeof f->num_word) {
-		d = put_number_at(f, d);
-		counter_load(f, c);
-		return d;
-	}
-	memcpy(d, &c->w0, sizeof c->w0);
-	memcpy(d + sizeof c->w0, &c->w1, sizeof c->w1);
-	d += c->len;
-	if (++c->ones < 10) {
-		c->w0 += c->one0;
-		c->w1 += c->one1;
-		return d;
-	}
-	tens = (unsigned)((c->one0 ? c->w0 : c->w1) >> c->tens_shift & 0xff);
-	if ((c->ten0 | c->ten1) != 0 && tens - '0' < 9) {
-		c->w0 += c->ten0 - 9 * c->one0;
-		c->w1 += c->ten1 - 9 * c->one1;
-		c->ones = 0;
-		return d;
-	}
-	f->num_word[0] = c->w0;
-	f->num_word[1] = c->w1;
-	catnum_carry(f);
-	counter_load(f, c);
-	return d;
-}
-
-/*
  * With no option but -n or -b, a line's number can go out as soon as the
  * LF before it has: the byte after the LF is there, and (-b) is not an LF
  * itself. So each LF is one step with no branch on the line (copy up to
  * it in two 32-byte moves, then the number), where lines_with() in
  * catfmt.c asks of each line whether it is empty and which options are
  * on. newlines keeps catfmt.c's meaning: -1 once the line being written
- * has what it needs at its start, 0 at a line start that has nothing yet.
+ * has what it needs at its start, 0 at a line start that has nothing yet
+ * (a chunk's bytes after its last LF are never such a start: that LF's
+ * step numbered them, or the next LF is one of them).
  * fc-v669 (2026-11-25), 500 MB of C headers on tmpfs to /dev/null, ms of
  * CPU, medians of 8 interleaved runs: -n 234 with lines_with(), 207 with
  * this loop; -b 229 and 211.
  */
+/* GNU's rule for -n and -b: which lines get a number, by their first byte. */
+static inline __attribute__((always_inline)) int
+numbered(int nonblank, char first)
+{
+	return !nonblank || first != '\n';
+}
+
 static inline __attribute__((always_inline)) void
 numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 	      struct catfmt *f, const char *p, const char *end)
@@ -144,7 +89,7 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 	struct counter c;
 
 	counter_load(f, &c);
-	if (p < end && state >= 0 && (!nonblank || *p != '\n')) {
+	if (p < end && state >= 0 && numbered(nonblank, *p)) {
 		dst = room_at(f, dst);
 		dst = counter_put(f, &c, dst);
 		state = -1;
@@ -164,7 +109,7 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 			state = 0;
 			if (seg == end)
 				break;
-			if (!nonblank || *seg != '\n') {
+			if (numbered(nonblank, *seg)) {
 				dst = counter_put(f, &c, dst);
 				state = -1;
 			}
@@ -176,20 +121,18 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 			memcpy(dst + 32, seg + 32, 32);
 			dst += chunk_end - seg;
 			seg = chunk_end;
-			state = -1;
 		}
 	}
 	/* Under 64 bytes left: a byte at a time. */
 	for (; p < end; p++) {
 		if (dst >= limit)
 			dst = room_at(f, dst);
-		if (state >= 0 && (!nonblank || *p != '\n'))
+		if (state >= 0 && numbered(nonblank, *p))
 			dst = counter_put(f, &c, dst);
 		*dst++ = *p;
 		state = *p == '\n' ? 0 : -1;
 	}
-	f->num_word[0] = c.w0;
-	f->num_word[1] = c.w1;
+	counter_save(f, &c);
 	f->out->o = dst;
 	f->newlines = state;
 }

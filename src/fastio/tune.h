@@ -172,10 +172,9 @@
  * same: 1-2 in every round; pipebench --touch (128 KiB reads): 3+ in
  * 706 / 867 / 747 rounds; our cat, pv, `dd bs=1M`: 1-2 (pv 3+ in 13% of
  * rounds); GNU cat 9.1, `wc -l`, `tr`: 3+ in 94-100%. (uutils' and GNU
- * HEAD's cat never voted hot in 6 runs each, `dd bs=64K` in 6 of 6.)
- * (FIONREAD at a round's start cannot
- * tell them apart: the pipe is full then for both kinds, since a
- * wake-up outlasts a round.) GB/s, 9 interleaved runs, written source /
+ * HEAD's cat voted hot in none of 6 runs each, `dd bs=64K` in 6 of 6.)
+ * (FIONREAD at a round's start cannot tell them apart: the pipe is full
+ * then for both kinds, since a wake-up outlasts a round.) GB/s, 9 interleaved runs, written source /
  * voting / uutils 0.12 / GNU HEAD: --touch free 15.26 / 25.58 / 15.29 /
  * 13.78, split 18.16 / 25.04 / 17.03 / 12.96, same 18.16 / 18.64 / 18.54
  * / 19.61; splicing reader free 29.9 / 35.1 / 30.2, split 31.2 / 31.4 /
