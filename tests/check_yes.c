@@ -507,7 +507,7 @@ traced_yes(int out, int in, int i, const char *log)
 START_TEST(hot_vote)
 {
 	int p[2], devnull, pending, status;
-	char *log = spawn_temp_path("", 0), *buf = malloc(MIB / 8), msg[256];
+	char *log, *buf, msg[256];
 	size_t moved = 0;
 	unsigned rounds, hot, injected;
 	ssize_t k;
@@ -516,8 +516,13 @@ START_TEST(hot_vote)
 	ck_assert_int_eq(pipe(p), 0);
 	if (fcntl(p[1], F_SETPIPE_SZ, (int)MIB) != (int)MIB) {
 		printf("hot_vote: no 1 MiB pipe (quota), skipped\n");
+		close(p[0]);
+		close(p[1]);
 		return;
 	}
+	log = spawn_temp_path("", 0);
+	buf = malloc(MIB / 8);
+	ck_assert_ptr_nonnull(buf);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
