@@ -91,8 +91,8 @@ sweep_cat() {
 	done
 }
 
-# cat -n and -v (every mark loop's two kinds: line state, and bytes shown)
-# on the text, from both file systems.
+# cat -n (catnum.c's loop) and -v (the mark loop for bytes shown) on the
+# text, from both file systems.
 sweep_fmt() {
 	text=$data/text-500m
 	make_text "$text"
