@@ -195,7 +195,8 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
  * Without -n, -b and -s no line has a state: every mark is a byte shown
  * as shown[] says (for -E an LF shows as "$\n"), so the loop per mark has
  * no branch but the one for -E's CR LF, and room is checked once per
- * chunk (CATFMT_SLACK).
+ * chunk (CATFMT_SLACK). With AVX2 it runs only -E and -ET, where it beat
+ * catshow.c's loop.
  */
 static inline __attribute__((always_inline)) void
 shown_with(uint64_t (*marks)(const char *, const struct wanted *),
@@ -437,6 +438,12 @@ pick_loop(struct catfmt *f, enum catfmt_scan scan)
 			    : stateless	  ? lf_only ? shown_avx2_lf : shown_avx2
 			    : lf_only	  ? lines_avx2_lf
 					  : lines_avx2;
+		/* -E without -v stays with shown_with(): see catshow.c. */
+		if (stateless && (op->nonprint || !op->ends) &&
+		    __builtin_cpu_supports("popcnt")) {
+			catshow_spread_init(f);
+			f->format = catshow_avx2;
+		}
 	}
 #endif
 }

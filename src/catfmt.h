@@ -73,7 +73,8 @@ struct catfmt {
 		char s[4];
 		unsigned char len;
 	} shown[256]; /* how each byte shows (-v, -T; an LF for -E) */
-	unsigned char marked[256]; /* bytes the loops must stop at */
+	unsigned char marked[256];     /* bytes the loops must stop at */
+	unsigned char spread[256][16]; /* catshow.c's shuffles */
 	struct wanted wanted;
 	void (*format)(struct catfmt *, const char *, const char *);
 };

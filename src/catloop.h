@@ -143,6 +143,12 @@ put_number_at(struct catfmt *f, char *d)
 	return d;
 }
 
+/* The loop for -v, -E, -T without line state (catshow.c), its table. */
+void catshow_spread_init(struct catfmt *f);
+#ifdef __x86_64__
+void catshow_avx2(struct catfmt *f, const char *p, const char *end);
+#endif
+
 /* The loop for -n or -b and no other option (catnum.c). */
 void catnum_portable(struct catfmt *f, const char *p, const char *end);
 #ifdef __x86_64__

@@ -245,6 +245,66 @@ START_TEST(final_cr)
 }
 END_TEST
 
+/*
+ * The loops without line state, every scanner against the portable one
+ * (which known_outputs holds to GNU's), for each mix of -v, -E and -T:
+ * on runs of 8 bytes giving every pattern of bytes shown as two at each
+ * of the four 8-byte places of a 32-byte block, on text with rare
+ * control bytes (whole blocks with none), and on bytes of every value.
+ */
+START_TEST(shown_agree)
+{
+	static const struct cat_options opts[] = {
+	    {0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 1, 0}, {0, 0, 0, 1, 0, 0},
+	    {0, 0, 0, 1, 0, 1}, {0, 0, 0, 0, 1, 1}, {0, 0, 0, 1, 1, 0},
+	    {0, 0, 0, 1, 1, 1}};
+	static const char shown2[] = "\n\t\001\177\r";
+	const struct cat_options *op = &opts[_i / 3];
+	size_t len = 0, want_len, got_len, i;
+	char *in = malloc(4 * (24 + 256 * 8) + 1), *want, *got;
+	uint32_t r = 2024u + (uint32_t)_i, m, shift;
+	int scan;
+
+	ck_assert_ptr_nonnull(in);
+	switch (_i % 3) {
+	case 0:
+		for (shift = 0; shift < 4; shift++) {
+			memset(in + len, 'a', 8 * shift);
+			len += 8 * shift;
+			for (m = 0; m < 256; m++)
+				for (i = 0; i < 8; i++)
+					in[len++] = m >> i & 1
+							? shown2[(m + i) % 5]
+							: 'a';
+		}
+		break;
+	case 1:
+	case 2:
+		for (len = 0; len < 4 * (24 + 256 * 8); len++) {
+			r = r * 1103515245u + 12345u;
+			m = r >> 16 & 0xff;
+			in[len] = _i % 3 == 2 ? (char)m
+				  : m < 4     ? shown2[m]
+				  : m == 4    ? '\377'
+					      : (char)('a' + m % 26);
+		}
+		break;
+	}
+	want = format(op, CATFMT_SCAN_PORTABLE, in, len, NULL, 0, CAT_BUF,
+		      &want_len, NULL);
+	for (scan = 0; scan < NSCANS; scan++) {
+		got = format(op, scans[scan], in, len, NULL, 0, CAT_BUF,
+			     &got_len, NULL);
+		ck_assert_msg(
+		    got_len == want_len && memcmp(got, want, want_len) == 0,
+		    "options %d, input %d, scanner %d", _i / 3, _i % 3, scan);
+		free(got);
+	}
+	free(want);
+	free(in);
+}
+END_TEST
+
 static Suite *
 catfmt_suite(void)
 {
@@ -257,6 +317,7 @@ catfmt_suite(void)
 	tcase_add_loop_test(tc, number_widens, 0, NSCANS);
 	tcase_add_loop_test(tc, number_counts, 0, 12 * NSCANS);
 	tcase_add_loop_test(tc, final_cr, 0, NSCANS);
+	tcase_add_loop_test(tc, shown_agree, 0, 7 * 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
