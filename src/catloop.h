@@ -143,7 +143,7 @@ put_number_at(struct catfmt *f, char *d)
 	return d;
 }
 
-/* The loop for -v, -E, -T without line state (catshow.c), its table. */
+/* The loop for -v or -T without line state (catshow.c), and its table. */
 void catshow_spread_init(struct catfmt *f);
 #ifdef __x86_64__
 void catshow_avx2(struct catfmt *f, const char *p, const char *end);
