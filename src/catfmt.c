@@ -204,33 +204,12 @@ shown_with(uint64_t (*marks)(const char *, const struct wanted *),
 	   int crlf)
 {
 	const struct wanted w = f->wanted;
-	const char *begin = p, *seg, *nl, *chunk_end;
-	char *dst;
-	uint64_t bits;
-	unsigned char c;
+	const char *begin = p;
 
-	for (; end - p >= 64; p = chunk_end) {
+	for (; end - p >= 64; p += 64) {
 		make_room(f);
-		dst = f->out->o;
-		chunk_end = p + 64;
-		bits = marks(p, &w);
-		for (seg = p; bits != 0; bits &= bits - 1, seg = nl + 1) {
-			nl = p + __builtin_ctzll(bits);
-			memcpy(dst, seg, 32);
-			memcpy(dst + 32, seg + 32, 32);
-			dst += nl - seg;
-			c = (unsigned char)*nl;
-			/* GNU shows CR LF as ^M$, even without -v. */
-			if (crlf && c == '\n' && nl > begin && nl[-1] == '\r') {
-				dst[-1] = '^';
-				*dst++ = 'M';
-			}
-			memcpy(dst, f->shown[c].s, 4);
-			dst += f->shown[c].len;
-		}
-		memcpy(dst, seg, 32);
-		memcpy(dst + 32, seg + 32, 32);
-		f->out->o = dst + (chunk_end - seg);
+		f->out->o =
+		    show_chunk(f, f->out->o, p, marks(p, &w), begin, crlf);
 	}
 	if (p < end)
 		rest(f, begin, p, end);
@@ -432,18 +411,18 @@ pick_loop(struct catfmt *f, enum catfmt_scan scan)
 		return;
 	if (__builtin_cpu_supports("avx2")) {
 		int lf_only = !op->tabs && !op->nonprint;
+		/* -E without -v stays with shown_with(): see catshow.c. */
+		int shows = stateless && (op->nonprint || !op->ends) &&
+			    __builtin_cpu_supports("popcnt");
 
 		f->format = squeeze_only  ? squeeze_avx2
 			    : number_only ? catnum_avx2
+			    : shows	  ? catshow_avx2
 			    : stateless	  ? lf_only ? shown_avx2_lf : shown_avx2
 			    : lf_only	  ? lines_avx2_lf
 					  : lines_avx2;
-		/* -E without -v stays with shown_with(): see catshow.c. */
-		if (stateless && (op->nonprint || !op->ends) &&
-		    __builtin_cpu_supports("popcnt")) {
+		if (shows)
 			catshow_spread_init(f);
-			f->format = catshow_avx2;
-		}
 	}
 #endif
 }

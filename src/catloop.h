@@ -3,8 +3,9 @@
 #define CATLOOP_H
 
 /*
- * What the formatter's loops share (catfmt.c, catnum.c): room in the
- * output buffer, and the line counter. Private to the formatter.
+ * What the formatter's loops share (catfmt.c, catnum.c, catshow.c): room
+ * in the output buffer, a chunk shown mark by mark, and the line counter.
+ * Private to the formatter.
  */
 
 #include <string.h>
@@ -35,6 +36,38 @@ room_at(struct catfmt *f, char *dst)
 	f->out->o = dst;
 	make_room(f);
 	return f->out->o;
+}
+
+/*
+ * One 64-byte chunk at p whose marks are bits (begin: the start of the
+ * buffer, for -E's CR LF when crlf): the bytes between marks in two
+ * 32-byte moves, each mark as shown[] says. Shared by shown_with() in
+ * catfmt.c and catshow.c's chunks with bytes from 0x80 up.
+ */
+static inline __attribute__((always_inline)) char *
+show_chunk(const struct catfmt *f, char *dst, const char *p, uint64_t bits,
+	   const char *begin, int crlf)
+{
+	const char *seg = p, *at;
+	unsigned char c;
+
+	for (; bits != 0; bits &= bits - 1, seg = at + 1) {
+		at = p + __builtin_ctzll(bits);
+		memcpy(dst, seg, 32);
+		memcpy(dst + 32, seg + 32, 32);
+		dst += at - seg;
+		c = (unsigned char)*at;
+		/* GNU shows CR LF as ^M$, even without -v. */
+		if (crlf && c == '\n' && at > begin && at[-1] == '\r') {
+			dst[-1] = '^';
+			*dst++ = 'M';
+		}
+		memcpy(dst, f->shown[c].s, 4);
+		dst += f->shown[c].len;
+	}
+	memcpy(dst, seg, 32);
+	memcpy(dst + 32, seg + 32, 32);
+	return dst + (p + 64 - seg);
 }
 
 /* Carry into the next digits, in numbuf, and refresh num_word. */

@@ -125,31 +125,11 @@ put_block(const struct catfmt *f, char *dst, uint32_t m, __m256i body,
 }
 
 /*
- * A chunk with bytes from 0x80 up, shown one step each (copy up to the
- * byte in two 32-byte moves, then show it) while they are few, as in
- * Western text in UTF-8; one byte at a time past that.
+ * A chunk with bytes from 0x80 up goes one step per byte to show
+ * (show_chunk) while they are few, as in Western text in UTF-8; one byte
+ * at a time past that.
  */
 #define FEW 24
-
-static AVX2 char *
-show_marked(const struct catfmt *f, char *dst, const char *p, uint64_t bits)
-{
-	const char *seg = p, *at;
-	unsigned char c;
-
-	for (; bits != 0; bits &= bits - 1, seg = at + 1) {
-		at = p + __builtin_ctzll(bits);
-		memcpy(dst, seg, 32);
-		memcpy(dst + 32, seg + 32, 32);
-		dst += at - seg;
-		c = (unsigned char)*at;
-		memcpy(dst, f->shown[c].s, 4);
-		dst += f->shown[c].len;
-	}
-	memcpy(dst, seg, 32);
-	memcpy(dst + 32, seg + 32, 32);
-	return dst + (p + 64 - seg);
-}
 
 /* Each byte as shown[] says. */
 static inline char *
@@ -163,6 +143,16 @@ show_bytes(const struct catfmt *f, char *dst, const char *p, const char *end)
 		dst += f->shown[c].len;
 	}
 	return dst;
+}
+
+/* Whether the 64 bytes at p hold one from 0x80 up. */
+static AVX2 int
+high_in(const char *p)
+{
+	return _mm256_movemask_epi8(_mm256_or_si256(
+		   _mm256_loadu_si256((const __m256i *)(const void *)p),
+		   _mm256_loadu_si256(
+		       (const __m256i *)(const void *)(p + 32)))) != 0;
 }
 
 /* A block without bytes from 0x80 up. */
@@ -209,11 +199,7 @@ shown_blocks(struct catfmt *f, const char *p, const char *end, int nonprint,
 	for (; end - p >= 64; p += 64) {
 		if (dst >= limit)
 			dst = room_at(f, dst);
-		if (!nonprint ||
-		    (_mm256_movemask_epi8(_mm256_or_si256(
-			 _mm256_loadu_si256((const __m256i *)(const void *)p),
-			 _mm256_loadu_si256(
-			     (const __m256i *)(const void *)(p + 32)))) == 0)) {
+		if (!nonprint || !high_in(p)) {
 			dst = put_ascii(f, dst, p, &k, nonprint, ends);
 			dst = put_ascii(f, dst, p + 32, &k, nonprint, ends);
 			continue;
@@ -224,7 +210,7 @@ shown_blocks(struct catfmt *f, const char *p, const char *end, int nonprint,
 			      &high1);
 		bits = (uint64_t)(m1 | high1) << 32 | (m0 | high0);
 		if (__builtin_popcountll(bits) <= FEW)
-			dst = show_marked(f, dst, p, bits);
+			dst = show_chunk(f, dst, p, bits, p, 0);
 		else
 			dst = show_bytes(f, dst, p, p + 64);
 	}
