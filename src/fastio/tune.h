@@ -174,11 +174,11 @@
  * rounds); GNU cat 9.1, `wc -l`, `tr`: 3+ in 94-100%. (uutils' and GNU
  * HEAD's cat voted hot in none of 6 runs each, `dd bs=64K` in 6 of 6.)
  * (FIONREAD at a round's start cannot tell them apart: the pipe is full
- * then for both kinds, since a wake-up outlasts a round.) GB/s, 9 interleaved runs, written source /
- * voting / uutils 0.12 / GNU HEAD: --touch free 15.26 / 25.58 / 15.29 /
- * 13.78, split 18.16 / 25.04 / 17.03 / 12.96, same 18.16 / 18.64 / 18.54
- * / 19.61; splicing reader free 29.9 / 35.1 / 30.2, split 31.2 / 31.4 /
- * 32.0, same 62.0 / 62.0 / 62.3 (no vote for hot, 0 of 16 runs); `| wc
+ * then for both kinds, since a wake-up outlasts a round.) GB/s, 9 interleaved
+ * runs, written source / voting / uutils 0.12 / GNU HEAD: --touch free 15.26
+ * / 25.58 / 15.29 / 13.78, split 18.16 / 25.04 / 17.03 / 12.96, same 18.16
+ * / 18.64 / 18.54 / 19.61; splicing reader free 29.9 / 35.1 / 30.2, split 31.2
+ * / 31.4 / 32.0, same 62.0 / 62.0 / 62.3 (no vote for hot, 0 of 16 runs); `| wc
  * -l` 2.75 s / 2.20 s, into GNU cat 9.1 3.29 / 3.58 GB/s, `dd bs=64K`
  * 3.06 / 3.47, `tr` 1.03 / 1.04. The cost: a reader that splices in
  * small pieces gets the hot source, which halves a splicing reader here
