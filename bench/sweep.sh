@@ -91,7 +91,7 @@ sweep_cat() {
 	done
 }
 
-# cat -n (catnum.c's loop) and -v (the mark loop for bytes shown) on the
+# cat -n (catnum.c's loop) and -v (catshow.c's with AVX2) on the
 # text, from both file systems.
 sweep_fmt() {
 	text=$data/text-500m
