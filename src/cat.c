@@ -325,6 +325,7 @@ setup(void)
 		    scan == NULL	      ? CATFMT_SCAN_BEST
 		    : strcmp(scan, "8") == 0  ? CATFMT_SCAN_PORTABLE
 		    : strcmp(scan, "16") == 0 ? CATFMT_SCAN_SSE2
+		    : strcmp(scan, "32") == 0 ? CATFMT_SCAN_AVX2
 					      : CATFMT_SCAN_BEST);
 	return 0;
 }

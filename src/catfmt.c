@@ -196,7 +196,7 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
  * as shown[] says (for -E an LF shows as "$\n"), so the loop per mark has
  * no branch but the one for -E's CR LF, and room is checked once per
  * chunk (CATFMT_SLACK). With AVX2 it runs only -E and -ET, where it beat
- * catshow.c's loop.
+ * catshow.c's loop, and with AVX-512 VBMI2 not at all (catwide.c).
  */
 static inline __attribute__((always_inline)) void
 shown_with(uint64_t (*marks)(const char *, const struct wanted *),
@@ -387,6 +387,20 @@ show(const struct cat_options *op, char *s, unsigned c)
 	return len;
 }
 
+#ifdef __x86_64__
+/* What catwide.c's loop needs of the CPU. */
+static int
+wide_cpu(void)
+{
+	return __builtin_cpu_supports("avx512f") &&
+	       __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512vl") &&
+	       __builtin_cpu_supports("avx512vbmi2") &&
+	       __builtin_cpu_supports("bmi2") &&
+	       __builtin_cpu_supports("popcnt");
+}
+#endif
+
 /* The loop for the options and the CPU. */
 static void
 pick_loop(struct catfmt *f, enum catfmt_scan scan)
@@ -411,12 +425,14 @@ pick_loop(struct catfmt *f, enum catfmt_scan scan)
 		return;
 	if (__builtin_cpu_supports("avx2")) {
 		int lf_only = !op->tabs && !op->nonprint;
+		int wide = stateless && scan != CATFMT_SCAN_AVX2 && wide_cpu();
 		/* -E without -v stays with shown_with(): see catshow.c. */
-		int shows = stateless && (op->nonprint || !op->ends) &&
+		int shows = stateless && (op->nonprint || !op->ends) && !wide &&
 			    __builtin_cpu_supports("popcnt");
 
 		f->format = squeeze_only  ? squeeze_avx2
 			    : number_only ? catnum_avx2
+			    : wide	  ? catwide_avx512
 			    : shows	  ? catshow_avx2
 			    : stateless	  ? lf_only ? shown_avx2_lf : shown_avx2
 			    : lf_only	  ? lines_avx2_lf

@@ -3,9 +3,9 @@
 #define CATLOOP_H
 
 /*
- * What the formatter's loops share (catfmt.c, catnum.c, catshow.c): room
- * in the output buffer, a chunk shown mark by mark, and the line counter.
- * Private to the formatter.
+ * What the formatter's loops share (catfmt.c, catnum.c, catshow.c,
+ * catwide.c): room in the output buffer, a chunk shown mark by mark, and
+ * the line counter. Private to the formatter.
  */
 
 #include <string.h>
@@ -69,6 +69,27 @@ show_chunk(const struct catfmt *f, char *dst, const char *p, uint64_t bits,
 	memcpy(dst + 32, seg + 32, 32);
 	return dst + (p + 64 - seg);
 }
+
+/* Each byte of [p, end) as shown[] says. */
+static inline char *
+show_bytes(const struct catfmt *f, char *dst, const char *p, const char *end)
+{
+	unsigned char c;
+
+	for (; p < end; p++) {
+		c = (unsigned char)*p;
+		memcpy(dst, f->shown[c].s, 4);
+		dst += f->shown[c].len;
+	}
+	return dst;
+}
+
+/*
+ * catshow.c and catwide.c send a chunk with bytes from 0x80 up (-v) one
+ * step per byte to show (show_chunk) while they are at most this many,
+ * as in Western text in UTF-8, and one byte at a time past that.
+ */
+#define SHOW_FEW 24
 
 /* Carry into the next digits, in numbuf, and refresh num_word. */
 void catnum_carry(struct catfmt *f);
@@ -180,6 +201,11 @@ put_number_at(struct catfmt *f, char *d)
 void catshow_spread_init(struct catfmt *f);
 #ifdef __x86_64__
 void catshow_avx2(struct catfmt *f, const char *p, const char *end);
+#endif
+
+/* The loop for -v, -E, -T without line state on AVX-512 (catwide.c). */
+#ifdef __x86_64__
+void catwide_avx512(struct catfmt *f, const char *p, const char *end);
 #endif
 
 /* The loop for -n or -b and no other option (catnum.c). */

@@ -17,7 +17,8 @@
  * headers with every e as é -v 48/52, -A 52/52 (the worst case: parity).
  * -E without -v stays with shown_with(): its LFs are in most blocks, and
  * with the look for CR LF this loop took 164 ms against 136 on the
- * headers, 58 against 43 on the binaries.
+ * headers, 58 against 43 on the binaries. Where the CPU has AVX-512
+ * VBMI2, catwide.c's loop runs instead, for -E too.
  */
 #include "config.h"
 
@@ -124,27 +125,6 @@ put_block(const struct catfmt *f, char *dst, uint32_t m, __m256i body,
 	return dst + 8 + (size_t)__builtin_popcount(m >> 24);
 }
 
-/*
- * A chunk with bytes from 0x80 up goes one step per byte to show
- * (show_chunk) while they are few, as in Western text in UTF-8; one byte
- * at a time past that.
- */
-#define FEW 24
-
-/* Each byte as shown[] says. */
-static inline char *
-show_bytes(const struct catfmt *f, char *dst, const char *p, const char *end)
-{
-	unsigned char c;
-
-	for (; p < end; p++) {
-		c = (unsigned char)*p;
-		memcpy(dst, f->shown[c].s, 4);
-		dst += f->shown[c].len;
-	}
-	return dst;
-}
-
 /* Whether the 64 bytes at p hold one from 0x80 up. */
 static AVX2 int
 high_in(const char *p)
@@ -209,7 +189,7 @@ shown_blocks(struct catfmt *f, const char *p, const char *end, int nonprint,
 		m1 = classify(p + 32, &k, 1, ends, f->opt.tabs, &body, &prefix,
 			      &high1);
 		bits = (uint64_t)(m1 | high1) << 32 | (m0 | high0);
-		if (__builtin_popcountll(bits) <= FEW)
+		if (__builtin_popcountll(bits) <= SHOW_FEW)
 			dst = show_chunk(f, dst, p, bits, p, 0);
 		else
 			dst = show_bytes(f, dst, p, p + 64);

@@ -126,10 +126,10 @@ check_output(const struct spawn_result *r, const char *want, size_t want_len,
 /*
  * Every option combination over the small inputs, given as operands,
  * through each formatting loop: the one the CPU gets, the portable one,
- * the SSE2 general one.
+ * the SSE2 general one, AVX2's where the CPU also has AVX-512's.
  */
-static const char *const scanners[] = {NULL, "FASTIO_CAT_SCAN=8",
-				       "FASTIO_CAT_SCAN=16"};
+static const char *const scanners[] = {
+    NULL, "FASTIO_CAT_SCAN=8", "FASTIO_CAT_SCAN=16", "FASTIO_CAT_SCAN=32"};
 
 START_TEST(option_matrix)
 {
@@ -240,7 +240,8 @@ END_TEST
 START_TEST(big_lines)
 {
 	static const char *const scan[] = {NULL, "FASTIO_CAT_SCAN=8",
-					   "FASTIO_CAT_SCAN=16", NULL};
+					   "FASTIO_CAT_SCAN=16",
+					   "FASTIO_CAT_SCAN=32"};
 	const char *set = big_sets[_i % 3];
 	const char *env[] = {scan[_i / 3], NULL};
 	const char *argv[MAX_ARGV] = {"cat"};
@@ -909,13 +910,13 @@ cat_suite(void)
 	TCase *tc = tcase_create("cat");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, option_matrix, 0, 3 * 67);
+	tcase_add_loop_test(tc, option_matrix, 0, 4 * 67);
 	tcase_add_loop_test(tc, large_files, 0, 6);
 	tcase_add_test(tc, peak_rss);
-	tcase_add_loop_test(tc, cr_at_read_end, 0, 3);
+	tcase_add_loop_test(tc, cr_at_read_end, 0, 4);
 	tcase_add_loop_test(tc, numbers_widen, 0, 6);
 	tcase_add_loop_test(tc, kinds_matrix, 0, NKINDS);
-	tcase_add_loop_test(tc, big_lines, 0, 9);
+	tcase_add_loop_test(tc, big_lines, 0, 12);
 	tcase_add_loop_test(tc, refusing_outputs, 0, NOUT_CASES * 2 * NFORCED);
 	tcase_add_loop_test(tc, broken_pipe, 0, 4 * NFORCED);
 	tcase_add_loop_test(tc, errors, 0, NERRORS * NFORCED);

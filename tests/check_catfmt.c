@@ -16,8 +16,8 @@
 #include "spawn.h"
 
 static const enum catfmt_scan scans[] = {CATFMT_SCAN_BEST, CATFMT_SCAN_PORTABLE,
-					 CATFMT_SCAN_SSE2};
-#define NSCANS 3
+					 CATFMT_SCAN_SSE2, CATFMT_SCAN_AVX2};
+#define NSCANS 4
 
 /* An output buffer collecting everything flushed into a growing string. */
 struct sink {
@@ -250,7 +250,8 @@ END_TEST
  * (which known_outputs holds to GNU's), for each mix of -v, -E and -T:
  * on runs of 8 bytes giving every pattern of bytes shown as two at each
  * of the four 8-byte places of a 32-byte block, on text with rare
- * control bytes (whole blocks with none), and on bytes of every value.
+ * control bytes (whole blocks with none), on bytes of every value, and
+ * on lines of every length to 129 bytes ending in LF or CR LF.
  */
 START_TEST(shown_agree)
 {
@@ -259,14 +260,14 @@ START_TEST(shown_agree)
 	    {0, 0, 0, 1, 0, 1}, {0, 0, 0, 0, 1, 1}, {0, 0, 0, 1, 1, 0},
 	    {0, 0, 0, 1, 1, 1}};
 	static const char shown2[] = "\n\t\001\177\r";
-	const struct cat_options *op = &opts[_i / 3];
+	const struct cat_options *op = &opts[_i / 4];
 	size_t len = 0, want_len, got_len, i;
-	char *in = malloc(4 * (24 + 256 * 8) + 1), *want, *got;
+	char *in = malloc(20000), *want, *got;
 	uint32_t r = 2024u + (uint32_t)_i, m, shift;
 	int scan;
 
 	ck_assert_ptr_nonnull(in);
-	switch (_i % 3) {
+	switch (_i % 4) {
 	case 0:
 		for (shift = 0; shift < 4; shift++) {
 			memset(in + len, 'a', 8 * shift);
@@ -283,11 +284,28 @@ START_TEST(shown_agree)
 		for (len = 0; len < 4 * (24 + 256 * 8); len++) {
 			r = r * 1103515245u + 12345u;
 			m = r >> 16 & 0xff;
-			in[len] = _i % 3 == 2 ? (char)m
+			in[len] = _i % 4 == 2 ? (char)m
 				  : m < 4     ? shown2[m]
 				  : m == 4    ? '\377'
 					      : (char)('a' + m % 26);
 		}
+		break;
+	case 3:
+		/*
+		 * Lines of every length up to two chunks, ending in LF or CR
+		 * LF, now and then with a lone CR: CR LF on both sides of each
+		 * chunk boundary, and chunks of 64 LFs.
+		 */
+		for (m = 0; m < 130; m++)
+			for (shift = 0; shift < 2; shift++) {
+				memset(in + len, 'a', m);
+				if (m % 7 == 3)
+					in[len + m / 2] = '\r';
+				len += m;
+				if (shift)
+					in[len++] = '\r';
+				in[len++] = '\n';
+			}
 		break;
 	}
 	want = format(op, CATFMT_SCAN_PORTABLE, in, len, NULL, 0, CAT_BUF,
@@ -297,7 +315,7 @@ START_TEST(shown_agree)
 			     &got_len, NULL);
 		ck_assert_msg(
 		    got_len == want_len && memcmp(got, want, want_len) == 0,
-		    "options %d, input %d, scanner %d", _i / 3, _i % 3, scan);
+		    "options %d, input %d, scanner %d", _i / 4, _i % 4, scan);
 		free(got);
 	}
 	free(want);
@@ -317,7 +335,7 @@ catfmt_suite(void)
 	tcase_add_loop_test(tc, number_widens, 0, NSCANS);
 	tcase_add_loop_test(tc, number_counts, 0, 12 * NSCANS);
 	tcase_add_loop_test(tc, final_cr, 0, NSCANS);
-	tcase_add_loop_test(tc, shown_agree, 0, 7 * 3);
+	tcase_add_loop_test(tc, shown_agree, 0, 7 * 4);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -127,7 +127,7 @@ static const struct {
 
 START_TEST(line_counter)
 {
-	static const int scans[] = {8, 16, 0};
+	static const int scans[] = {8, 16, 0, 32};
 	const unsigned char *in = (const unsigned char *)counters[_i].in;
 	size_t len = strlen(counters[_i].in), got_len, want_len;
 	struct cat_run r = {{0}, 0, counters[_i].first, 1 << 16, 0};
@@ -139,7 +139,7 @@ START_TEST(line_counter)
 	r.opt.E = strchr(counters[_i].opts, 'E') != NULL;
 	want = fuzz_cat_reference(&r, in, len, &want_len);
 	ck_assert_str_eq(want, counters[_i].out);
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		r.scan = scans[k];
 		got = fuzz_cat_engine(&r, in, len, &got_len);
 		got[got_len] = '\0';

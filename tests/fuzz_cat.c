@@ -201,7 +201,7 @@ fuzz_cat_one(const uint8_t *data, size_t size, char *why, size_t why_size)
 	    9999999999999999u,
 	    9999999999999999999u,
 	};
-	static const int scans[] = {8, 16, 0, 0};
+	static const int scans[] = {8, 16, 0, 32};
 	struct cat_run r;
 
 	if (size < 4)
