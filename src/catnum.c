@@ -78,7 +78,8 @@ numbered(int nonblank, char first)
 
 static inline __attribute__((always_inline)) void
 numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
-	      struct catfmt *f, const char *p, const char *end)
+	      void (*copy64)(char *, const char *), struct catfmt *f,
+	      const char *p, const char *end)
 {
 	const struct wanted w = f->wanted;
 	const int nonblank = f->opt.nonblank;
@@ -102,8 +103,7 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 			if (dst >= limit)
 				dst = room_at(f, dst);
 			/* seg is in this chunk: at most 64 bytes. */
-			memcpy(dst, seg, 32);
-			memcpy(dst + 32, seg + 32, 32);
+			copy64(dst, seg);
 			dst += nl + 1 - seg;
 			seg = nl + 1;
 			state = 0;
@@ -117,8 +117,7 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 		if (seg < chunk_end) {
 			if (dst >= limit)
 				dst = room_at(f, dst);
-			memcpy(dst, seg, 32);
-			memcpy(dst + 32, seg + 32, 32);
+			copy64(dst, seg);
 			dst += chunk_end - seg;
 			seg = chunk_end;
 		}
@@ -140,13 +139,13 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 void
 catnum_portable(struct catfmt *f, const char *p, const char *end)
 {
-	numbered_with(marks_portable, f, p, end);
+	numbered_with(marks_portable, copy64_portable, f, p, end);
 }
 
 #ifdef __x86_64__
 __attribute__((target("avx2"))) void
 catnum_avx2(struct catfmt *f, const char *p, const char *end)
 {
-	numbered_with(marks_lf_avx2, f, p, end);
+	numbered_with(marks_lf_avx2, copy64_avx2, f, p, end);
 }
 #endif
