@@ -7,10 +7,11 @@
  * vpexpandb places them. Give each of 32 bytes two output slots, the odd
  * one its body and the even one its prefix where it shows as two: pdep
  * puts those bytes on the even slots, pext packs which of the slots in use
- * hold bodies, and one vpexpandb puts the bodies there and the prefixes
- * in the others, for one 64-byte store. No table, no branch per byte.
- * A chunk with bytes from 0x80 up (-v) goes catshow.c's way, as does one
- * with CR LF under -E without -v (shown as ^M$).
+ * hold bodies, one vpexpandb puts the bodies there and '^' in the others,
+ * and a masked move writes '$' over the LFs' prefix slots (found the same
+ * way), for one 64-byte store. No table, no branch per byte. A chunk
+ * with bytes from 0x80 up (-v) goes catshow.c's way (show_chunk() or a
+ * byte at a time), as does one with CR LF under -E without -v (^M$).
  * fc-v669 (Intel Xeon with AVX-512, 2026-11-25), task-clock to /dev/null,
  * ms, medians of 5 interleaved runs, against catshow.c (shown_with() for
  * -E and -ET): 500 MB of C headers -E 115/156, -A 119/143, -v 95/104, -T
