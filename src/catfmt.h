@@ -81,7 +81,7 @@ struct catfmt {
 
 /* Scanners catfmt_init may be asked for (FASTIO_CAT_SCAN, the tests). */
 enum catfmt_scan {
-	CATFMT_SCAN_BEST = 0,	  /* AVX2 where the CPU has it */
+	CATFMT_SCAN_BEST = 0,	  /* AVX-512 or AVX2 where the CPU has it */
 	CATFMT_SCAN_PORTABLE = 8, /* the portable loops */
 	CATFMT_SCAN_SSE2 = 16,	  /* the general SSE2 loop for everything */
 	CATFMT_SCAN_AVX2 = 32	  /* AVX2's loops also where AVX-512's is */
