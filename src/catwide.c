@@ -71,8 +71,6 @@ wide_with(struct catfmt *f, const char *p, const char *end, int nonprint,
 	const __m512i dollar = _mm512_set1_epi8('$');
 	/* -E without -v shows CR LF as ^M$; with -v the CR is ^M already. */
 	const int crlf = ends && !nonprint, tabs = f->opt.tabs;
-	const int one = !ends || (!nonprint && !tabs);
-	const __m512i first = ends ? dollar : caret; /* when only one */
 	const char *begin = p;
 	char *dst = f->out->o, *const limit = f->out->limit;
 	uint64_t lf, ctl, m, crs, crs_lf, cr_last = 0;
@@ -113,13 +111,12 @@ wide_with(struct catfmt *f, const char *p, const char *end, int nonprint,
 			continue;
 		}
 		body = _mm512_mask_blend_epi8(ctl, v, _mm512_xor_si512(v, x40));
-		dst = put32(dst, (uint32_t)m, one ? 0 : (uint32_t)lf,
-			    _mm512_castsi512_si256(body), one ? first : caret,
-			    dollar);
-		dst = put32(dst, (uint32_t)(m >> 32),
-			    one ? 0 : (uint32_t)(lf >> 32),
-			    _mm512_extracti64x4_epi64(body, 1),
-			    one ? first : caret, dollar);
+		if (!ends)
+			lf = 0;
+		dst = put32(dst, (uint32_t)m, (uint32_t)lf,
+			    _mm512_castsi512_si256(body), caret, dollar);
+		dst = put32(dst, (uint32_t)(m >> 32), (uint32_t)(lf >> 32),
+			    _mm512_extracti64x4_epi64(body, 1), caret, dollar);
 	}
 	if (dst >= limit)
 		dst = room_at(f, dst);
