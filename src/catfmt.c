@@ -164,8 +164,7 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 				dst = line_start(f, &op, &state, dst);
 				/* At most 64 bytes: two fixed moves, no loop.
 				 */
-				memcpy(dst, seg, 32);
-				memcpy(dst + 32, seg + 32, 32);
+				copy64_portable(dst, seg);
 				dst += nl - seg;
 			}
 			if (*nl != '\n') {
@@ -180,8 +179,7 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 			if (dst >= limit)
 				dst = room_at(f, dst);
 			dst = line_start(f, &op, &state, dst);
-			memcpy(dst, seg, 32);
-			memcpy(dst + 32, seg + 32, 32);
+			copy64_portable(dst, seg);
 			dst += chunk_end - seg;
 		}
 	}

@@ -53,8 +53,7 @@ show_chunk(const struct catfmt *f, char *dst, const char *p, uint64_t bits,
 
 	for (; bits != 0; bits &= bits - 1, seg = at + 1) {
 		at = p + __builtin_ctzll(bits);
-		memcpy(dst, seg, 32);
-		memcpy(dst + 32, seg + 32, 32);
+		copy64_portable(dst, seg);
 		dst += at - seg;
 		c = (unsigned char)*at;
 		/* GNU shows CR LF as ^M$, even without -v. */
@@ -65,8 +64,7 @@ show_chunk(const struct catfmt *f, char *dst, const char *p, uint64_t bits,
 		memcpy(dst, f->shown[c].s, 4);
 		dst += f->shown[c].len;
 	}
-	memcpy(dst, seg, 32);
-	memcpy(dst + 32, seg + 32, 32);
+	copy64_portable(dst, seg);
 	return dst + (p + 64 - seg);
 }
 
