@@ -251,7 +251,8 @@ END_TEST
  * on runs of 8 bytes giving every pattern of bytes shown as two at each
  * of the four 8-byte places of a 32-byte block, on text with rare
  * control bytes (whole blocks with none), on bytes of every value, and
- * on lines of every length to 129 bytes ending in LF or CR LF.
+ * on lines of every length to 129 bytes ending in LF or CR LF, then empty
+ * lines.
  */
 START_TEST(shown_agree)
 {
@@ -294,7 +295,7 @@ START_TEST(shown_agree)
 		/*
 		 * Lines of every length up to two chunks, ending in LF or CR
 		 * LF, now and then with a lone CR: CR LF on both sides of each
-		 * chunk boundary, and chunks of 64 LFs.
+		 * chunk boundary; then 200 empty lines, chunks of 64 LFs.
 		 */
 		for (m = 0; m < 130; m++)
 			for (shift = 0; shift < 2; shift++) {
@@ -306,6 +307,8 @@ START_TEST(shown_agree)
 					in[len++] = '\r';
 				in[len++] = '\n';
 			}
+		memset(in + len, '\n', 200);
+		len += 200;
 		break;
 	}
 	want = format(op, CATFMT_SCAN_PORTABLE, in, len, NULL, 0, CAT_BUF,
