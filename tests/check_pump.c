@@ -13,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fastio/fastio.h"
+#include "fastio/tune.h"
 #include "spawn.h"
 
 /* Everything the pump moves from in to out, with its steps' strategy. */
@@ -374,6 +376,138 @@ START_TEST(copy_strategies)
 }
 END_TEST
 
+/*
+ * The reader's vote on the splices from a file (pump.c, vote), made
+ * independent of timing by the reader: "bites" waits for a full pipe and
+ * read()s 128 KiB, so each of the pump's chunks goes out in several
+ * splices; "gulps" waits for a full pipe and splices it out whole, which
+ * holds the pipe's lock, so a chunk goes in one. The bitten bytes are
+ * checked across the switch, and a second file in the same pump starts
+ * with the chunk voted for.
+ */
+#define MIB	    ((size_t)1 << 20)
+#define VOTE_FIRST  (24 * MIB)
+#define VOTE_SECOND MIB
+
+static const struct {
+	int bites;
+	const char *disable;
+	int small;
+} bite_votes[] = {
+    {1, NULL, 1},
+    {0, NULL, 0},
+    {1, "hot", 0},
+};
+
+/* The byte at offset i of the first file, then of the second. */
+static unsigned char
+vote_byte(size_t i)
+{
+	return (unsigned char)(i * 7 + i / 4093);
+}
+
+static int
+vote_file(size_t len, size_t from)
+{
+	int fd = spawn_temp_fd(NULL, 0);
+	char *b = malloc(len);
+	size_t i;
+
+	ck_assert_ptr_nonnull(b);
+	for (i = 0; i < len; i++)
+		b[i] = (char)vote_byte(from + i);
+	ck_assert_int_eq(write(fd, b, len), (ssize_t)len);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	free(b);
+	return fd;
+}
+
+/* The child: takes VOTE_FIRST + VOTE_SECOND bytes; exits 0 if right. */
+static _Noreturn void
+vote_reader(int in, int bites)
+{
+	static unsigned char buf[MIB / 8];
+	size_t moved = 0, want, i;
+	int devnull = open("/dev/null", O_WRONLY), pending;
+	ssize_t k;
+
+	while (moved < VOTE_FIRST + VOTE_SECOND) {
+		want = VOTE_FIRST + VOTE_SECOND - moved;
+		if (want > MIB)
+			want = MIB;
+		/* A pipe has no "full" event to wait for: look again and
+		 * again, leaving the CPU to the producer in between. */
+		while (ioctl(in, FIONREAD, &pending) == 0 &&
+		       (size_t)pending < want)
+			usleep(50);
+		if (bites) {
+			k = read(in, buf,
+				 want < sizeof buf ? want : sizeof buf);
+			for (i = 0; k > 0 && i < (size_t)k; i++)
+				if (buf[i] != vote_byte(moved + i))
+					_exit(2);
+		} else {
+			k = splice(in, NULL, devnull, NULL, want, 0);
+		}
+		if (k <= 0)
+			_exit(3);
+		moved += (size_t)k;
+	}
+	_exit(read(in, buf, 1) == 0 ? 0 : 4);
+}
+
+START_TEST(bite_vote)
+{
+	int p[2], first, second, status;
+	struct fio_fd in, in2, out;
+	struct fio_pump pump;
+	char buf[64];
+	pid_t pid;
+
+	fio_reset();
+	if (bite_votes[_i].disable != NULL)
+		fio_disable(bite_votes[_i].disable);
+	ck_assert_int_eq(pipe(p), 0);
+	if (fcntl(p[1], F_SETPIPE_SZ, (int)MIB) != (int)MIB) {
+		printf("bite_vote: no 1 MiB pipe (quota), skipped\n");
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	first = vote_file(VOTE_FIRST, 0);
+	second = vote_file(VOTE_SECOND, VOTE_FIRST);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(p[1]);
+		vote_reader(p[0], bite_votes[_i].bites);
+	}
+	close(p[0]);
+	ck_assert_int_eq(fio_classify(first, &in), 0);
+	ck_assert_int_eq(fio_classify(second, &in2), 0);
+	ck_assert_int_eq(fio_classify(p[1], &out), 0);
+	fio_pump_init(&pump, &in, &out, buf, sizeof buf, FIO_FOREVER, 0);
+	ck_assert_int_eq(fio_pump_strategy(&pump), FIO_SPLICE);
+	ck_assert_uint_eq(pump.chunk, FIO_SPLICE_CHUNK);
+	pump_all(&pump);
+	ck_assert_int_eq(pump.small, bite_votes[_i].small);
+	ck_assert_uint_eq(pump.rounds,
+			  bite_votes[_i].disable ? 0 : FIO_HOT_PROBE);
+	fio_pump_next(&pump, &in2, FIO_FOREVER);
+	ck_assert_uint_eq(pump.chunk, bite_votes[_i].small ? FIO_SPLICE_BITE
+							   : FIO_SPLICE_CHUNK);
+	pump_all(&pump);
+	fio_pump_end(&pump);
+	close(p[1]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "reader: status %#x", status);
+	close(first);
+	close(second);
+	fio_reset();
+}
+END_TEST
+
 static Suite *
 pump_suite(void)
 {
@@ -390,6 +524,7 @@ pump_suite(void)
 	tcase_add_loop_test(tc, signals, 0, 2);
 	tcase_add_loop_test(tc, copy_error_side, 0, 2);
 	tcase_add_test(tc, copy_strategies);
+	tcase_add_loop_test(tc, bite_vote, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

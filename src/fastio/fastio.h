@@ -61,8 +61,9 @@ enum fio_strategy {
 	FIO_SENDFILE,
 	FIO_READFILE, /* a small file in one read(), into the buffer */
 	FIO_PAGES,    /* tee's source: distinct written pages (repeat.c) */
-	FIO_HOT,      /* tee's source: one page in every slot, for a reader
-			 that takes small bites (repeat.c) */
+	FIO_HOT,      /* for a reader that takes small bites: tee's source
+			 of one page in every slot (repeat.c), smaller
+			 splices from a file (pump.c) */
 	FIO_STRATEGY_COUNT
 };
 
@@ -185,6 +186,8 @@ struct fio_pump {
 	size_t in_mid;	/* bytes waiting in it */
 	size_t mid_size, out_pipe; /* their pipes' capacities once grown */
 	size_t chunk;		   /* bytes per zero-copy call */
+	unsigned rounds, bites;	   /* the reader's vote (pump.c, flush_mid) */
+	int small;		   /* it voted for small splices from files */
 	int eof;		   /* this input is known to be at its end */
 	enum fio_side side;	   /* after a failure: the side that failed */
 };
