@@ -160,6 +160,14 @@ enum fio_side { FIO_SIDE_INPUT, FIO_SIDE_OUTPUT };
 	      * buf for the next input's (few, big writes) */
 
 /*
+ * A reader's vote on its bites: how many of the first rounds of a stream
+ * needed several splices to go out (sys.h, fio_vote_count).
+ */
+struct fio_vote {
+	unsigned rounds, bites;
+};
+
+/*
  * A pump moves the bytes of one input after another to one output, step
  * by step: fill takes bytes in, flush sends what is held on. It picks its
  * strategy for each input from the pair of kinds (copy_file_range between
@@ -186,7 +194,7 @@ struct fio_pump {
 	size_t in_mid;	/* bytes waiting in it */
 	size_t mid_size, out_pipe; /* their pipes' capacities once grown */
 	size_t chunk;		   /* bytes per zero-copy call */
-	unsigned rounds, bites;	   /* the reader's vote (pump.c, flush_mid) */
+	struct fio_vote vote;	   /* the reader's (pump.c, flush_mid) */
 	int small;		   /* it voted for small splices from files */
 	int eof;		   /* this input is known to be at its end */
 	enum fio_side side;	   /* after a failure: the side that failed */

@@ -126,7 +126,7 @@ fio_pump_init(struct fio_pump *p, const struct fio_fd *in,
 	p->total = 0;
 	p->mid[0] = p->mid[1] = -1;
 	p->in_mid = p->mid_size = p->out_pipe = 0;
-	p->rounds = p->bites = 0;
+	p->vote.rounds = p->vote.bites = 0;
 	p->small = 0;
 	p->side = FIO_SIDE_INPUT;
 	p->in = NULL;
@@ -177,26 +177,6 @@ drain_mid(struct fio_pump *p)
 	return 0;
 }
 
-/*
- * A reader that read()s frees a few slots at a time, so a chunk from the
- * file goes out in several splices; one that splices takes the pipe
- * whole. The first FIO_HOT_PROBE full chunks count the reader's bites; if
- * half or more took FIO_HOT_BITE splices or more, the file's chunks turn
- * FIO_SPLICE_BITE for the rest of the pump (tune.h). Counted, not timed,
- * and taken once: it cannot oscillate.
- */
-static void
-vote(struct fio_pump *p, unsigned calls)
-{
-	if (p->rounds >= FIO_HOT_PROBE || !fio_enabled(FIO_HOT))
-		return;
-	p->bites += calls >= FIO_HOT_BITE;
-	if (++p->rounds == FIO_HOT_PROBE && 2 * p->bites >= FIO_HOT_PROBE) {
-		p->small = 1;
-		p->chunk = min_size(p->chunk, FIO_SPLICE_BITE);
-	}
-}
-
 static int
 flush_mid(struct fio_pump *p)
 {
@@ -212,8 +192,13 @@ flush_mid(struct fio_pump *p)
 		if (n > 0) {
 			p->in_mid -= (size_t)n;
 			p->total += (size_t)n;
-			if (p->in_mid == 0 && full)
-				vote(p, calls);
+			/* A reader that takes small bites gets smaller
+			 * chunks from files from now on (tune.h). */
+			if (p->in_mid == 0 && full && fio_enabled(FIO_HOT) &&
+			    fio_vote_count(&p->vote, calls)) {
+				p->small = 1;
+				p->chunk = min_size(p->chunk, FIO_SPLICE_BITE);
+			}
 			continue;
 		}
 		if (n < 0 && errno == EINTR) {

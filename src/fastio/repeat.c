@@ -234,15 +234,15 @@ splice_out(struct repeat *r, int mid, size_t k, unsigned *calls)
 
 /*
  * The rounds. With vote set (a written source, and FIO_HOT enabled) the
- * first FIO_HOT_PROBE rounds count the reader's small bites; if half of
- * them or more were, the source turns hot for the rest of the stream.
- * The vote is taken once and never goes back, so it cannot oscillate.
+ * reader votes (fio_vote_count); if it takes small bites, the source
+ * turns hot for the rest of the stream.
  */
 static enum fio_status
 tee_loop(struct repeat *r, int src[2], int mid[2], size_t content, int vote)
 {
 	enum fio_status st;
-	unsigned rounds = 0, bites = 0, calls;
+	struct fio_vote votes = {0, 0};
+	unsigned calls;
 	ssize_t k;
 	size_t n;
 
@@ -261,12 +261,8 @@ tee_loop(struct repeat *r, int src[2], int mid[2], size_t content, int vote)
 		st = splice_out(r, mid[0], (size_t)k, &calls);
 		if (st != FIO_DONE)
 			return st;
-		if (vote && rounds < FIO_HOT_PROBE) {
-			bites += calls >= FIO_HOT_BITE;
-			if (++rounds == FIO_HOT_PROBE &&
-			    2 * bites >= FIO_HOT_PROBE)
-				content = turn_hot(r, src, content);
-		}
+		if (vote && fio_vote_count(&votes, calls))
+			content = turn_hot(r, src, content);
 	}
 }
 

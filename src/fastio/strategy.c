@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "fastio.h"
+#include "sys.h"
+#include "tune.h"
 
 static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
     [FIO_WRITE] = "write",
@@ -87,4 +89,13 @@ fio_init(void)
 	const char *list = getenv("FASTIO_DISABLE");
 
 	return list ? fio_disable(list) : 0;
+}
+
+int
+fio_vote_count(struct fio_vote *v, unsigned calls)
+{
+	if (v->rounds >= FIO_HOT_PROBE)
+		return 0;
+	v->bites += calls >= FIO_HOT_BITE;
+	return ++v->rounds == FIO_HOT_PROBE && 2 * v->bites >= FIO_HOT_PROBE;
 }

@@ -41,4 +41,15 @@ int fio_write_fully(int fd, const void *buf, size_t len, size_t *done,
  */
 int fio_refused(int err);
 
+/*
+ * The reader's vote, one rule for yes's tee source (repeat.c) and cat's
+ * splices from a file (pump.c): count a round of ours that took calls
+ * splices to go out. A reader that splices empties the pipe in one or
+ * two big moves; one that read()s frees a few slots at a time. Of the
+ * first FIO_HOT_PROBE rounds, if half or more took FIO_HOT_BITE splices
+ * or more, the reader takes small bites: nonzero once, on the round that
+ * decides it. Counted, not timed, and taken once: it cannot oscillate.
+ */
+int fio_vote_count(struct fio_vote *v, unsigned calls);
+
 #endif
