@@ -467,13 +467,8 @@ START_TEST(bite_vote)
 	fio_reset();
 	if (bite_votes[_i].disable != NULL)
 		fio_disable(bite_votes[_i].disable);
-	ck_assert_int_eq(pipe(p), 0);
-	if (fcntl(p[1], F_SETPIPE_SZ, (int)MIB) != (int)MIB) {
-		printf("bite_vote: no 1 MiB pipe (quota), skipped\n");
-		close(p[0]);
-		close(p[1]);
+	if (spawn_mib_pipe(p, "bite_vote") < 0)
 		return;
-	}
 	first = vote_file(VOTE_FIRST, 0);
 	second = vote_file(VOTE_SECOND, VOTE_FIRST);
 	pid = fork();
@@ -491,7 +486,7 @@ START_TEST(bite_vote)
 	ck_assert_uint_eq(pump.chunk, FIO_SPLICE_CHUNK);
 	pump_all(&pump);
 	ck_assert_int_eq(pump.small, bite_votes[_i].small);
-	ck_assert_uint_eq(pump.rounds,
+	ck_assert_uint_eq(pump.vote.rounds,
 			  bite_votes[_i].disable ? 0 : FIO_HOT_PROBE);
 	fio_pump_next(&pump, &in2, FIO_FOREVER);
 	ck_assert_uint_eq(pump.chunk, bite_votes[_i].small ? FIO_SPLICE_BITE

@@ -513,13 +513,8 @@ START_TEST(hot_vote)
 	ssize_t k;
 	pid_t pid;
 
-	ck_assert_int_eq(pipe(p), 0);
-	if (fcntl(p[1], F_SETPIPE_SZ, (int)MIB) != (int)MIB) {
-		printf("hot_vote: no 1 MiB pipe (quota), skipped\n");
-		close(p[0]);
-		close(p[1]);
+	if (spawn_mib_pipe(p, "hot_vote") < 0)
 		return;
-	}
 	log = spawn_temp_path("", 0);
 	buf = malloc(MIB / 8);
 	ck_assert_ptr_nonnull(buf);

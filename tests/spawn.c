@@ -725,6 +725,18 @@ spawn_temp_fd(const char *data, int flags)
 	return fd;
 }
 
+int
+spawn_mib_pipe(int p[2], const char *test)
+{
+	ck_assert_int_eq(pipe(p), 0);
+	if (fcntl(p[1], F_SETPIPE_SZ, 1 << 20) == 1 << 20)
+		return 0;
+	printf("%s: no 1 MiB pipe (quota), skipped\n", test);
+	close(p[0]);
+	close(p[1]);
+	return -1;
+}
+
 static int
 version_runs_under(const char *prog, unsigned long limit)
 {

@@ -107,6 +107,13 @@ char *spawn_temp_path(const char *data, size_t len);
 int spawn_temp_fd(const char *data, int flags);
 
 /*
+ * A new pipe grown to 1 MiB, for the votes' readers: 0, or -1 with the
+ * pipe closed and a line saying test is skipped, when the user's pipe
+ * quota refuses the size.
+ */
+int spawn_mib_pipe(int p[2], const char *test);
+
+/*
  * The smallest RLIMIT_AS (to 64 KiB) under which `prog --version` runs:
  * the base for tests that run a tool a little above it, as GNU's do.
  */
