@@ -257,7 +257,7 @@
 
 /*
  * The chunk from a regular file into a pipe once the reader has voted for
- * small bites (pump.c, vote: of the first FIO_HOT_PROBE full chunks, half
+ * small bites (pump.c, fio_vote_count: of the first FIO_HOT_PROBE full chunks, half
  * or more took FIO_HOT_BITE splices or more to go out). A reader that
  * read()s 128 KiB at a time keeps its writer busy instead of asleep on a
  * full pipe with 128 KiB chunks (FIO_SPLICE_CHUNK above); one that splices
