@@ -257,11 +257,11 @@
 
 /*
  * The chunk from a regular file into a pipe once the reader has voted for
- * small bites (pump.c, fio_vote_count: of the first FIO_HOT_PROBE full chunks, half
- * or more took FIO_HOT_BITE splices or more to go out). A reader that
- * read()s 128 KiB at a time keeps its writer busy instead of asleep on a
- * full pipe with 128 KiB chunks (FIO_SPLICE_CHUNK above); one that splices
- * wants 512 KiB, and never votes. 6.18.44-fc-v669 (Xeon, 2026-11-25, null
+ * small bites (pump.c, fio_vote_count: of the first FIO_HOT_PROBE full
+ * chunks, half or more took FIO_HOT_BITE splices or more to go out). A
+ * reader that read()s 128 KiB at a time keeps its writer busy instead of
+ * asleep on a full pipe with 128 KiB chunks (FIO_SPLICE_CHUNK above); one
+ * that splices wants 512 KiB, and never votes. 6.18.44-fc-v669 (Xeon, 2026-11-25, null
  * syscall 80 ns, wake-up 36.7 us across CPUs), cat of 2 GB cached, GB/s,
  * medians of 7 interleaved runs, 512 KiB always / 128 KiB always / vote:
  *   ext4, pipebench --touch: free 7.03/7.63/7.55 and 6.80/7.52/7.54,
