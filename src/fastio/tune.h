@@ -261,9 +261,10 @@
  * chunks, half or more took FIO_HOT_BITE splices or more to go out). A
  * reader that read()s 128 KiB at a time keeps its writer busy instead of
  * asleep on a full pipe with 128 KiB chunks (FIO_SPLICE_CHUNK above); one
- * that splices wants 512 KiB, and never votes. 6.18.44-fc-v669 (Xeon, 2026-11-25, null
- * syscall 80 ns, wake-up 36.7 us across CPUs), cat of 2 GB cached, GB/s,
- * medians of 7 interleaved runs, 512 KiB always / 128 KiB always / vote:
+ * that splices wants 512 KiB, and never votes. 6.18.44-fc-v669 (Xeon,
+ * 2026-11-25, null syscall 80 ns, wake-up 36.7 us across CPUs), cat of
+ * 2 GB cached, GB/s, medians of 7 interleaved runs, 512 KiB always /
+ * 128 KiB always / vote:
  *   ext4, pipebench --touch: free 7.03/7.63/7.55 and 6.80/7.52/7.54,
  *     split 7.04/7.52/7.63, same CPU 6.56/6.56/6.56 (uutils 0.0.17, the
  *     best peer there: 7.37, 7.20, 7.16, 6.43); splicing pipebench: free
