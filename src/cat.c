@@ -47,6 +47,8 @@ static struct fio_fd out;
 static struct cat_out obuf;
 static struct catfmt fmt;
 static struct fio_pump pump;
+static struct fio_writer writer;
+static int bulk_input; /* formatting a regular file (see put_formatted) */
 
 static int
 usage(int status)
@@ -104,25 +106,28 @@ die_write(void)
 	exit(EXIT_FAILURE);
 }
 
-/* The formatter's output buffer goes out (its flush: dies on failure). */
+/*
+ * The formatter's output buffer goes out (its flush: dies on failure),
+ * and the writer gives the buffer to fill next. While cat reads a regular
+ * file, output may trail behind (libfastio may write it from a second
+ * thread): no read can then keep it from the reader for long.
+ */
+static void
+put_formatted(struct cat_out *b, int bulk)
+{
+	size_t n = (size_t)(b->o - b->buf);
+
+	b->buf = fio_writer_put(&writer, b->buf, n, bulk);
+	if (b->buf == NULL)
+		die_write();
+	b->o = b->buf;
+	b->limit = b->buf + OUT_CAP - CATFMT_SLACK;
+}
+
 static void
 xflush_formatted(struct cat_out *b)
 {
-	static int grown;
-	size_t n = (size_t)(b->o - b->buf);
-
-	/*
-	 * Full buffers written into a 64 KiB pipe stall writer and reader in
-	 * turn (see FIO_PIPE_SIZE); grown only once there is bulk to move,
-	 * as pipe memory counts against a per-user quota.
-	 */
-	if (!grown && n >= CAT_BUF && out.kind == FIO_PIPE) {
-		out.pipe_size = fio_pipe_grow(out.fd, FIO_PIPE_SIZE);
-		grown = 1;
-	}
-	b->o = b->buf;
-	if (n > 0 && fio_write_all(out.fd, b->buf, n) < 0)
-		die_write();
+	put_formatted(b, bulk_input);
 }
 
 /* Everything that waits goes out, or cat dies of the write error. */
@@ -130,7 +135,7 @@ static void
 xflush(void)
 {
 	if (formatting)
-		xflush_formatted(&obuf);
+		put_formatted(&obuf, 0);
 	else if (fio_pump_flush_all(&pump) < 0)
 		die_write();
 }
@@ -188,6 +193,10 @@ format_file(const struct fio_fd *in, const char *name)
 	ssize_t n;
 
 	fio_pump_next(&pump, in, FIO_FOREVER);
+	bulk_input = in->kind == FIO_REGULAR;
+	/* A read that may wait without end: a write error must be known. */
+	if (!bulk_input && fio_writer_drain(&writer) < 0)
+		die_write();
 	for (;;) {
 		flush_if_idle(in);
 		n = fio_pump_fill(&pump);
@@ -311,6 +320,7 @@ setup(void)
 		return -1;
 	obuf.limit = obuf.buf + OUT_CAP - CATFMT_SLACK;
 	obuf.flush = xflush_formatted;
+	fio_writer_init(&writer, &out, obuf.buf, OUT_CAP);
 	if (!formatting) {
 		fio_pump_init(&pump, NULL, &out, obuf.buf, OUT_CAP, FIO_FOREVER,
 			      FIO_PUMP_GATHER);
@@ -427,6 +437,8 @@ main(int argc, char *argv[])
 	if (formatting)
 		catfmt_finish(&fmt);
 	xflush();
+	if (fio_writer_end(&writer) < 0)
+		die_write();
 	fio_pump_end(&pump);
 	if (read_stdin && close(STDIN_FILENO) < 0) {
 		prog_warn(errno, "closing standard input");

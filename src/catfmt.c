@@ -147,7 +147,7 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 {
 	const struct wanted w = f->wanted;
 	const struct cat_options op = f->opt;
-	char *dst = f->out->o, *const limit = f->out->limit;
+	char *dst = f->out->o, *limit = f->out->limit;
 	int state = f->newlines;
 	const char *begin = p, *seg, *nl, *chunk_end;
 	uint64_t bits;
@@ -158,7 +158,7 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 		bits = marks(p, &w);
 		for (seg = p; bits != 0; bits &= bits - 1, seg = nl + 1) {
 			if (dst >= limit)
-				dst = room_at(f, dst);
+				dst = room_at(f, dst, &limit);
 			nl = p + __builtin_ctzll(bits);
 			if (nl > seg || *nl != '\n') {
 				dst = line_start(f, &op, &state, dst);
@@ -177,7 +177,7 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
 		}
 		if (seg < chunk_end) {
 			if (dst >= limit)
-				dst = room_at(f, dst);
+				dst = room_at(f, dst, &limit);
 			dst = line_start(f, &op, &state, dst);
 			copy64_portable(dst, seg);
 			dst += chunk_end - seg;

@@ -53,7 +53,8 @@
 struct cat_out {
 	char *buf, *o; /* buf[0..o) waits for the output */
 	char *limit;   /* the last point a step may start: size - SLACK */
-	void (*flush)(struct cat_out *); /* write buf[0..o), set o = buf */
+	void (*flush)(struct cat_out *); /* write buf[0..o); then buf may be
+					  * another buffer, o = buf */
 };
 
 /* The formatting options, as the letters set them (-b sets number too). */

@@ -29,12 +29,17 @@ make_room(struct catfmt *f)
 	*out->o++ = last;
 }
 
-/* The same for a loop that keeps the output position in dst. */
+/*
+ * The same for a loop that keeps the output position in dst and the
+ * buffer's limit in *limit: a flush may hand over another buffer (the
+ * writer's, in fastio.h).
+ */
 static inline char *
-room_at(struct catfmt *f, char *dst)
+room_at(struct catfmt *f, char *dst, char **limit)
 {
 	f->out->o = dst;
 	make_room(f);
+	*limit = f->out->limit;
 	return f->out->o;
 }
 

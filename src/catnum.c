@@ -83,7 +83,7 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 {
 	const struct wanted w = f->wanted;
 	const int nonblank = f->opt.nonblank;
-	char *dst = f->out->o, *const limit = f->out->limit;
+	char *dst = f->out->o, *limit = f->out->limit;
 	const char *seg = p, *nl, *chunk_end;
 	int state = f->newlines;
 	uint64_t bits;
@@ -91,7 +91,7 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 
 	counter_load(f, &c);
 	if (p < end && state >= 0 && numbered(nonblank, *p)) {
-		dst = room_at(f, dst);
+		dst = room_at(f, dst, &limit);
 		dst = counter_put(f, &c, dst);
 		state = -1;
 	}
@@ -101,7 +101,7 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 		for (; bits != 0; bits &= bits - 1) {
 			nl = p + __builtin_ctzll(bits);
 			if (dst >= limit)
-				dst = room_at(f, dst);
+				dst = room_at(f, dst, &limit);
 			/* seg is in this chunk: at most 64 bytes. */
 			copy64(dst, seg);
 			dst += nl + 1 - seg;
@@ -116,7 +116,7 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 		}
 		if (seg < chunk_end) {
 			if (dst >= limit)
-				dst = room_at(f, dst);
+				dst = room_at(f, dst, &limit);
 			copy64(dst, seg);
 			dst += chunk_end - seg;
 			seg = chunk_end;
@@ -125,7 +125,7 @@ numbered_with(uint64_t (*lf_marks)(const char *, const struct wanted *),
 	/* Under 64 bytes left: a byte at a time. */
 	for (; p < end; p++) {
 		if (dst >= limit)
-			dst = room_at(f, dst);
+			dst = room_at(f, dst, &limit);
 		if (state >= 0 && numbered(nonblank, *p))
 			dst = counter_put(f, &c, dst);
 		*dst++ = *p;

@@ -160,7 +160,7 @@ static AVX2 void
 shown_blocks(struct catfmt *f, const char *p, const char *end, int nonprint,
 	     int ends)
 {
-	char *dst = f->out->o, *const limit = f->out->limit;
+	char *dst = f->out->o, *limit = f->out->limit;
 	struct bytes k;
 	__m256i body, prefix;
 	uint32_t m0, m1, high0, high1;
@@ -178,7 +178,7 @@ shown_blocks(struct catfmt *f, const char *p, const char *end, int nonprint,
 		  "+x"(k.x40), "+x"(k.caret), "+x"(k.dollar));
 	for (; end - p >= 64; p += 64) {
 		if (dst >= limit)
-			dst = room_at(f, dst);
+			dst = room_at(f, dst, &limit);
 		if (!nonprint || !high_in(p)) {
 			dst = put_ascii(f, dst, p, &k, nonprint, ends);
 			dst = put_ascii(f, dst, p + 32, &k, nonprint, ends);
@@ -195,7 +195,7 @@ shown_blocks(struct catfmt *f, const char *p, const char *end, int nonprint,
 			dst = show_bytes(f, dst, p, p + 64);
 	}
 	if (dst >= limit)
-		dst = room_at(f, dst);
+		dst = room_at(f, dst, &limit);
 	f->out->o = show_bytes(f, dst, p, end);
 }
 

@@ -72,13 +72,13 @@ wide_with(struct catfmt *f, const char *p, const char *end, int nonprint,
 	/* -E without -v shows CR LF as ^M$; with -v the CR is ^M already. */
 	const int crlf = ends && !nonprint, tabs = f->opt.tabs;
 	const char *begin = p;
-	char *dst = f->out->o, *const limit = f->out->limit;
+	char *dst = f->out->o, *limit = f->out->limit;
 	uint64_t lf, ctl, m, crs, crs_lf, cr_last = 0;
 	__m512i v, body;
 
 	for (; end - p >= 64; p += 64) {
 		if (dst >= limit)
-			dst = room_at(f, dst);
+			dst = room_at(f, dst, &limit);
 		v = _mm512_loadu_si512(p);
 		lf = _mm512_cmpeq_epi8_mask(v, nl);
 		ctl = _mm512_cmpeq_epi8_mask(v, tab);
@@ -119,7 +119,7 @@ wide_with(struct catfmt *f, const char *p, const char *end, int nonprint,
 			    _mm512_extracti64x4_epi64(body, 1), caret, dollar);
 	}
 	if (dst >= limit)
-		dst = room_at(f, dst);
+		dst = room_at(f, dst, &limit);
 	for (; p < end; p++) {
 		if (crlf && *p == '\n' && p > begin && p[-1] == '\r') {
 			dst[-1] = '^';

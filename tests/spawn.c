@@ -420,9 +420,9 @@ runs(pid_t pid, const char *exe)
 }
 
 /*
- * OUT_DEVNULL with out_max: wait until the child wrote that much, noting
- * its peak RSS (only once it runs the program: before the exec it is a
- * copy of the test, with the test's memory).
+ * OUT_DEVNULL (or OUT_FILE with watch_rss) with out_max: wait until the
+ * child wrote that much, noting its peak RSS (only once it runs the program:
+ * before the exec it is a copy of the test, with the test's memory).
  */
 static void
 watch_writes(pid_t pid, const char *exe, const struct spawn *s,
@@ -657,6 +657,8 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 		wait4(pid, &status, 0, &ru);
 	} else if (s->out == OUT_FILE || s->out == OUT_APPEND_FILE ||
 		   out_ours < 0) {
+		if (s->out == OUT_FILE && s->out_max && s->watch_rss)
+			watch_writes(pid, exe, s, r);
 		pump(-1, ep[0], in_ours, s, &out, &err, 0);
 		wait4(pid, &status, 0, &ru);
 		if (out_ours >= 0) {

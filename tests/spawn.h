@@ -64,6 +64,8 @@ struct spawn {
 				  * keeping it (out_len counts it) */
 	unsigned short err_cols; /* stderr a terminal this wide (raw), not a
 				  * pipe */
+	int watch_rss;		 /* OUT_FILE with out_max: the peak RSS
+				  * noted, killed at out_max as OUT_DEVNULL */
 	int spend_pipe_quota;	 /* with uid: first hold pipes grown to 1 MiB
 				  * until the user's soft pipe quota is spent
 				  * (status 125 if it cannot be) */

@@ -16,6 +16,7 @@
  * No function here prints or exits; failures come back as -1 with errno.
  */
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -64,6 +65,7 @@ enum fio_strategy {
 	FIO_HOT,      /* for a reader that takes small bites: tee's source
 			 of one page in every slot (repeat.c), smaller
 			 splices from a file (pump.c) */
+	FIO_THREAD,   /* a second thread writes bulk output (writer.c) */
 	FIO_STRATEGY_COUNT
 };
 
@@ -107,6 +109,13 @@ int fio_init(void);
 
 /* fio_enabled: nonzero if strategy s may be tried. */
 int fio_enabled(enum fio_strategy s);
+
+/*
+ * fio_forced: nonzero if the FASTIO_FORCE list (read by fio_init, same
+ * form as FASTIO_DISABLE) names s: the tests' way to take a strategy
+ * wherever it is possible, not only where it pays (today: thread).
+ */
+int fio_forced(enum fio_strategy s);
 
 /* fio_strategy_name: the name fio_disable accepts for s. */
 const char *fio_strategy_name(enum fio_strategy s);
@@ -257,5 +266,67 @@ void fio_pump_end(struct fio_pump *p);
  */
 int fio_copy(const struct fio_fd *in, const struct fio_fd *out, void *buf,
 	     size_t size, enum fio_strategy *used, enum fio_side *side);
+
+/*
+ * A writer sends the buffers a caller fills, one after another, to one
+ * output, in order. For bulk output (FIO_WRITER_START bytes and more)
+ * into a pipe or a regular file, where the process may run on two CPUs,
+ * a second thread writes each buffer while the caller fills the next
+ * (writer.c); otherwise each goes out at once, in the caller's thread.
+ * The caller never touches a buffer it handed over: fio_writer_put
+ * returns the one to fill next. Only the caller's thread prints, exits or
+ * takes an asynchronous signal; a write error comes back from the next
+ * put or drain.
+ */
+#define FIO_WRITER_BUFS 3
+
+enum fio_writer_state {
+	FIO_WRITER_ONE,	    /* the caller writes; the thread may start */
+	FIO_WRITER_TWO,	    /* the thread writes */
+	FIO_WRITER_ONE_NOW, /* the caller writes, for good */
+};
+
+struct fio_writer {
+	struct fio_fd *out;
+	size_t cap;		     /* each buffer's size */
+	uint64_t sent;		     /* bytes handed over so far */
+	char *buf[FIO_WRITER_BUFS];  /* [0]: the caller's own */
+	size_t len[FIO_WRITER_BUFS]; /* what each queued one holds */
+	unsigned head, tail;	     /* buf[head..tail) wait, mod BUFS */
+	enum fio_writer_state state;
+	int grown;	       /* a pipe output was grown */
+	int err;	       /* the thread's write failed: errno */
+	int stop, quit;	       /* the vote said so; the caller */
+	int sleeping, waiting; /* thread idle; caller waits */
+	unsigned low;	       /* the caller wakes at this many */
+	struct fio_vote vote;  /* the reader's: a full pipe? */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t work, room;
+};
+
+/*
+ * fio_writer_init: a writer to out, whose first buffer is the caller's
+ * buf of cap bytes (out is the caller's: a pipe's size is grown there).
+ */
+void fio_writer_init(struct fio_writer *w, struct fio_fd *out, char *buf,
+		     size_t cap);
+
+/*
+ * fio_writer_put: buf[0..n) out, buf being the buffer last returned (or
+ * the first). bulk: the caller's next input cannot make it wait without
+ * end (a regular file), so output may trail behind; without it, all that
+ * waits goes out first and this buffer at once. Returns the buffer to
+ * fill next, or NULL with errno after a write error (this one's or an
+ * earlier buffer's).
+ */
+char *fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk);
+
+/* fio_writer_drain: wait until every buffer handed over is written; 0, or
+ * -1 with errno after a write error. */
+int fio_writer_drain(struct fio_writer *w);
+
+/* fio_writer_end: drain, stop the thread and free what the writer took. */
+int fio_writer_end(struct fio_writer *w);
 
 #endif

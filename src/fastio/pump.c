@@ -195,7 +195,7 @@ flush_mid(struct fio_pump *p)
 			/* A reader that takes small bites gets smaller
 			 * chunks from files from now on (tune.h). */
 			if (p->in_mid == 0 && full && fio_enabled(FIO_HOT) &&
-			    fio_vote_count(&p->vote, calls)) {
+			    fio_vote_count(&p->vote, calls >= FIO_HOT_BITE)) {
 				p->small = 1;
 				p->chunk = min_size(p->chunk, FIO_SPLICE_BITE);
 			}

@@ -261,7 +261,7 @@ tee_loop(struct repeat *r, int src[2], int mid[2], size_t content, int vote)
 		st = splice_out(r, mid[0], (size_t)k, &calls);
 		if (st != FIO_DONE)
 			return st;
-		if (vote && fio_vote_count(&votes, calls))
+		if (vote && fio_vote_count(&votes, calls >= FIO_HOT_BITE))
 			content = turn_hot(r, src, content);
 	}
 }

@@ -19,10 +19,11 @@ static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
     [FIO_READFILE] = "readfile",
     [FIO_PAGES] = "pages",
     [FIO_HOT] = "hot",
+    [FIO_THREAD] = "thread",
 };
 
 /* The library's only mutable state; fio_reset() restores it for tests. */
-static unsigned disabled;
+static unsigned disabled, forced;
 
 const char *
 fio_strategy_name(enum fio_strategy s)
@@ -40,39 +41,46 @@ fio_enabled(enum fio_strategy s)
 	return (unsigned)s < FIO_STRATEGY_COUNT && !(disabled & 1u << s);
 }
 
+int
+fio_forced(enum fio_strategy s)
+{
+	return (unsigned)s < FIO_STRATEGY_COUNT && (forced & 1u << s) &&
+	       fio_enabled(s);
+}
+
 void
 fio_reset(void)
 {
-	disabled = 0;
+	disabled = forced = 0;
 }
 
 static int
-disable_one(const char *name, size_t len)
+set_one(unsigned *set, const char *name, size_t len)
 {
 	unsigned s;
 
 	if (len == 3 && memcmp(name, "all", 3) == 0) {
-		disabled = ~0u;
+		*set = ~0u;
 		return 0;
 	}
 	for (s = 0; s < FIO_STRATEGY_COUNT; s++)
 		if (strlen(strategy_names[s]) == len &&
 		    memcmp(strategy_names[s], name, len) == 0) {
-			disabled |= 1u << s;
+			*set |= 1u << s;
 			return 0;
 		}
 	return -1;
 }
 
-int
-fio_disable(const char *list)
+static int
+set_list(unsigned *set, const char *list)
 {
 	int rc = 0;
 	size_t len;
 
 	while (*list != '\0') {
 		len = strcspn(list, ",");
-		if (len > 0 && disable_one(list, len) < 0)
+		if (len > 0 && set_one(set, list, len) < 0)
 			rc = -1;
 		list += len;
 		if (*list == ',')
@@ -84,18 +92,28 @@ fio_disable(const char *list)
 }
 
 int
-fio_init(void)
+fio_disable(const char *list)
 {
-	const char *list = getenv("FASTIO_DISABLE");
-
-	return list ? fio_disable(list) : 0;
+	return set_list(&disabled, list);
 }
 
 int
-fio_vote_count(struct fio_vote *v, unsigned calls)
+fio_init(void)
+{
+	const char *list = getenv("FASTIO_DISABLE");
+	const char *force = getenv("FASTIO_FORCE");
+	int rc = list ? fio_disable(list) : 0;
+
+	if (force != NULL && set_list(&forced, force) < 0)
+		rc = -1;
+	return rc;
+}
+
+int
+fio_vote_count(struct fio_vote *v, int aye)
 {
 	if (v->rounds >= FIO_HOT_PROBE)
 		return 0;
-	v->bites += calls >= FIO_HOT_BITE;
+	v->bites += aye != 0;
 	return ++v->rounds == FIO_HOT_PROBE && 2 * v->bites >= FIO_HOT_PROBE;
 }

@@ -42,14 +42,16 @@ int fio_write_fully(int fd, const void *buf, size_t len, size_t *done,
 int fio_refused(int err);
 
 /*
- * The reader's vote, one rule for yes's tee source (repeat.c) and cat's
- * splices from a file (pump.c): count a round of ours that took calls
- * splices to go out. A reader that splices empties the pipe in one or
- * two big moves; one that read()s frees a few slots at a time. Of the
- * first FIO_HOT_PROBE rounds, if half or more took FIO_HOT_BITE splices
- * or more, the reader takes small bites: nonzero once, on the round that
- * decides it. Counted, not timed, and taken once: it cannot oscillate.
+ * The reader's vote, one rule for yes's tee source (repeat.c), cat's
+ * splices from a file (pump.c) and the writer's thread (writer.c): count
+ * one round of ours, aye if the reader showed the sign asked about there
+ * (a round took FIO_HOT_BITE splices or more to go out: a reader that
+ * splices empties the pipe in one or two big moves, one that read()s
+ * frees a few slots at a time; or a round found the pipe too full to
+ * take it). Of the first FIO_HOT_PROBE rounds, if half or more were aye:
+ * nonzero once, on the round that decides it. Counted, not timed, and
+ * taken once: it cannot oscillate.
  */
-int fio_vote_count(struct fio_vote *v, unsigned calls);
+int fio_vote_count(struct fio_vote *v, int aye);
 
 #endif
