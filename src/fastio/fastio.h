@@ -322,11 +322,17 @@ void fio_writer_init(struct fio_writer *w, struct fio_fd *out, char *buf,
  */
 char *fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk);
 
-/* fio_writer_drain: wait until every buffer handed over is written; 0, or
- * -1 with errno after a write error. */
+/*
+ * fio_writer_drain: wait until every buffer handed over is written; 0, or
+ * -1 with errno after a write error.
+ */
 int fio_writer_drain(struct fio_writer *w);
 
-/* fio_writer_end: drain, stop the thread and free what the writer took. */
+/*
+ * fio_writer_end: drain, stop the thread and free the writer's spare
+ * buffers, the one last returned among them if it was one: the caller
+ * writes no more. 0, or -1 with errno as fio_writer_drain.
+ */
 int fio_writer_end(struct fio_writer *w);
 
 #endif
