@@ -30,7 +30,7 @@ struct setup {
 	const char *name;
 	const char *prog;
 	const char *args[3]; /* after argv[0]; "@" is the input file */
-	const char *disable; /* FASTIO_DISABLE, or NULL */
+	const char *env; /* FASTIO_DISABLE=... or FASTIO_FORCE=..., or NULL */
 	enum spawn_in in;
 	enum spawn_out out;
 	size_t in_len;	      /* bytes of input (yes: bytes read back) */
@@ -49,7 +49,7 @@ static const struct setup setups[] = {
     {"yes tee hot",
      "yes",
      {NULL},
-     "pages",
+     "FASTIO_DISABLE=pages",
      IN_DEVNULL,
      OUT_PIPE,
      4 * MIB,
@@ -57,7 +57,7 @@ static const struct setup setups[] = {
     {"yes vmsplice",
      "yes",
      {NULL},
-     "tee",
+     "FASTIO_DISABLE=tee",
      IN_DEVNULL,
      OUT_PIPE,
      4 * MIB,
@@ -65,7 +65,7 @@ static const struct setup setups[] = {
     {"yes write",
      "yes",
      {NULL},
-     "all",
+     "FASTIO_DISABLE=all",
      IN_DEVNULL,
      OUT_PIPE,
      4 * MIB,
@@ -106,7 +106,7 @@ static const struct setup setups[] = {
     {"cat read/write",
      "cat",
      {"@"},
-     "all",
+     "FASTIO_DISABLE=all",
      IN_DEVNULL,
      OUT_PIPE,
      3 * MIB,
@@ -126,6 +126,14 @@ static const struct setup setups[] = {
      IN_DEVNULL,
      OUT_PIPE,
      9 * MIB,
+     {"read", "write", "open"}},
+    {"cat -n file, writer's thread",
+     "cat",
+     {"-n", "@"},
+     "FASTIO_FORCE=thread",
+     IN_DEVNULL,
+     OUT_PIPE,
+     3 * MIB,
      {"read", "write", "open"}},
     {"cat -n pipe",
      "cat",
@@ -234,7 +242,7 @@ START_TEST(fault_matrix)
 	const struct setup *st = &setups[sc->setup];
 	const char *call = st->calls[sc->call];
 	int e = faults[sc->fault].value, is_yes = strcmp(st->prog, "yes") == 0;
-	char preload[4200], inject[128], logpath[64], disable[64], *file;
+	char preload[4200], inject[128], logpath[64], *file;
 	char want_in[256], want_out[256], *data, *logtext;
 	const char *argv[6] = {st->prog}, *env[6];
 	struct spawn s = {0};
@@ -253,9 +261,7 @@ START_TEST(fault_matrix)
 	s.in_len = st->in == IN_PIPE ? st->in_len : 0;
 	s.out = st->out;
 	s.out_max = is_yes ? st->in_len : 0;
-	snprintf(disable, sizeof disable, "FASTIO_DISABLE=%s",
-		 st->disable ? st->disable : "");
-	env[0] = disable;
+	env[0] = st->env ? st->env : "FASTIO_DISABLE=";
 	env[1] = NULL;
 	s.env = env;
 	ck_assert_int_eq(spawn_run(&s, &good), 0); /* the right output */
