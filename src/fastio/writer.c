@@ -121,15 +121,14 @@ two_cpus(void)
 }
 
 static void
-free_spares(struct fio_writer *w, const char *keep)
+free_spares(struct fio_writer *w)
 {
 	unsigned i;
 
-	for (i = 1; i < N; i++)
-		if (w->buf[i] != keep) {
-			fio_buffer_free(w->buf[i], w->cap);
-			w->buf[i] = NULL;
-		}
+	for (i = 1; i < N; i++) {
+		fio_buffer_free(w->buf[i], w->cap);
+		w->buf[i] = NULL;
+	}
 }
 
 /* Any refusal (memory, threads, CPUs) leaves the caller writing, for good. */
@@ -146,7 +145,7 @@ start(struct fio_writer *w)
 	grow(w); /* the vote reads its size: fixed before the thread */
 	for (i = 1; i < N; i++)
 		if ((w->buf[i] = fio_buffer_alloc(w->cap)) == NULL) {
-			free_spares(w, NULL);
+			free_spares(w);
 			return;
 		}
 	pthread_mutex_init(&w->lock, NULL);
@@ -159,7 +158,7 @@ start(struct fio_writer *w)
 	rc = pthread_create(&w->thread, NULL, thread_main, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		free_spares(w, NULL);
+		free_spares(w);
 		return;
 	}
 	w->state = FIO_WRITER_TWO;
@@ -228,11 +227,13 @@ fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk)
 	if (w->state == FIO_WRITER_ONE && bulk &&
 	    (w->sent >= FIO_WRITER_START || fio_forced(FIO_THREAD)))
 		start(w);
-	if (w->state == FIO_WRITER_TWO && !bulk && wait_for(w, 0, 0) < 0)
-		return NULL;
-	if (w->state != FIO_WRITER_TWO || !bulk)
+	if (w->state != FIO_WRITER_TWO || !bulk) {
+		/* All that waits goes out first (nothing, without a thread). */
+		if (fio_writer_drain(w) < 0)
+			return NULL;
 		return n > 0 && fio_write_all(w->out->fd, buf, n) < 0 ? NULL
 								      : buf;
+	}
 	pthread_mutex_lock(&w->lock);
 	if (w->err == 0 && n > 0) {
 		w->len[w->tail % N] = n;
@@ -242,13 +243,10 @@ fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk)
 	}
 	stop = w->stop;
 	pthread_mutex_unlock(&w->lock);
-	/* The next buffer is free while fewer than N wait. */
-	if (wait_for(w, stop ? 0 : N - 1, stop ? 0 : FIO_WRITER_LOW) < 0)
+	/* The next buffer is free while fewer than N wait (none, stopped). */
+	if ((stop ? stop_thread(w) : wait_for(w, N - 1, FIO_WRITER_LOW)) < 0)
 		return NULL;
-	buf = w->buf[w->tail % N];
-	if (stop && stop_thread(w) < 0)
-		return NULL;
-	return buf;
+	return w->buf[w->tail % N];
 }
 
 int
@@ -256,6 +254,6 @@ fio_writer_end(struct fio_writer *w)
 {
 	int rc = w->state == FIO_WRITER_TWO ? stop_thread(w) : 0;
 
-	free_spares(w, NULL);
+	free_spares(w);
 	return rc;
 }
