@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -428,18 +427,14 @@ vote_reader(int in, int bites)
 {
 	static unsigned char buf[MIB / 8];
 	size_t moved = 0, want, i;
-	int devnull = open("/dev/null", O_WRONLY), pending;
+	int devnull = open("/dev/null", O_WRONLY);
 	ssize_t k;
 
 	while (moved < VOTE_FIRST + VOTE_SECOND) {
 		want = VOTE_FIRST + VOTE_SECOND - moved;
 		if (want > MIB)
 			want = MIB;
-		/* A pipe has no "full" event to wait for: look again and
-		 * again, leaving the CPU to the producer in between. */
-		while (ioctl(in, FIONREAD, &pending) == 0 &&
-		       (size_t)pending < want)
-			usleep(50);
+		spawn_wait_pipe(in, want);
 		if (bites) {
 			k = read(in, buf,
 				 want < sizeof buf ? want : sizeof buf);

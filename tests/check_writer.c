@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -163,25 +162,20 @@ START_TEST(start_rule)
 END_TEST
 
 /*
- * The child: reads len bytes of the stream; with bites, 128 KiB only
- * from a full pipe (a reader slower than its writer). Exits 0 if every
- * byte is right and EOF follows.
+ * The child: reads len bytes of the stream, 128 KiB only from a full
+ * pipe (a reader slower than its writer). Exits 0 if every byte is right
+ * and EOF follows.
  */
 static _Noreturn void
-reader(int in, uint64_t len, int bites)
+reader(int in, uint64_t len)
 {
 	static char buf[CAP / 2];
 	uint64_t at = 0;
-	int pending;
 	ssize_t k, i;
 
 	while (at < len) {
-		/* A pipe has no "full" event to wait for: look again and
-		 * again, leaving the CPU to the writer in between. */
-		while (bites && len - at >= CAP * 4 &&
-		       ioctl(in, FIONREAD, &pending) == 0 &&
-		       (size_t)pending < CAP * 4)
-			usleep(50);
+		if (len - at >= CAP * 4)
+			spawn_wait_pipe(in, CAP * 4);
 		k = read(in, buf, sizeof buf);
 		if (k <= 0)
 			_exit(3);
@@ -218,7 +212,7 @@ START_TEST(vote_stops)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		close(p[1]);
-		reader(p[0], len, 1);
+		reader(p[0], len);
 	}
 	close(p[0]);
 	ck_assert_int_eq(fio_classify(p[1], &out), 0);

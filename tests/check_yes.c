@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -506,7 +505,7 @@ traced_yes(int out, int in, int i, const char *log)
 
 START_TEST(hot_vote)
 {
-	int p[2], devnull, pending, status;
+	int p[2], devnull, status;
 	char *log, *buf, msg[256];
 	size_t moved = 0;
 	unsigned rounds, hot, injected;
@@ -526,11 +525,7 @@ START_TEST(hot_vote)
 	devnull = open("/dev/null", O_WRONLY);
 	ck_assert_int_ge(devnull, 0);
 	while (moved < VOTE_BYTES) {
-		/* A pipe has no "full" event to wait for: look again and
-		 * again, leaving the CPU to the producer in between. */
-		while (ioctl(p[0], FIONREAD, &pending) == 0 &&
-		       (size_t)pending < MIB)
-			usleep(50);
+		spawn_wait_pipe(p[0], MIB);
 		if (votes[_i].bites) {
 			k = read(p[0], buf, MIB / 8);
 			ck_assert_int_eq(k, (ssize_t)(MIB / 8));

@@ -739,6 +739,15 @@ spawn_mib_pipe(int p[2], const char *test)
 	return -1;
 }
 
+void
+spawn_wait_pipe(int fd, size_t bytes)
+{
+	int pending;
+
+	while (ioctl(fd, FIONREAD, &pending) == 0 && (size_t)pending < bytes)
+		usleep(50);
+}
+
 static int
 version_runs_under(const char *prog, unsigned long limit)
 {

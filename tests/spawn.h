@@ -116,6 +116,13 @@ int spawn_temp_fd(const char *data, int flags);
 int spawn_mib_pipe(int p[2], const char *test);
 
 /*
+ * For the votes' readers: wait until the pipe fd holds at least bytes. A
+ * pipe has no "full" event to wait for: it looks again and again, leaving
+ * the CPU to the producer in between (no timing is asserted).
+ */
+void spawn_wait_pipe(int fd, size_t bytes);
+
+/*
  * The smallest RLIMIT_AS (to 64 KiB) under which `prog --version` runs:
  * the base for tests that run a tool a little above it, as GNU's do.
  */
