@@ -150,23 +150,39 @@ realign(struct repeat *r)
  * slot, which a reader that copies keeps in its cache (FIO_HOT_PROBE in
  * tune.h). That page is the kernel's: a page of patterns written into a
  * one-slot pipe and tee()d into each slot. Nothing of ours is handed to
- * the kernel.
+ * the kernel. Either way a slot holds FIO_SLOT_SHORT bytes less than a
+ * page, so that the stream drifts against the pages (tune.h).
  */
+static size_t
+slot_bytes(const struct repeat *r)
+{
+	size_t n = (FIO_HOT_PAGE - FIO_SLOT_SHORT) / r->len * r->len;
+
+	return n ? n : FIO_HOT_PAGE / r->len * r->len;
+}
+
 static size_t
 fill_pages(struct repeat *r, int fd, size_t cap)
 {
-	size_t content;
+	size_t slot = slot_bytes(r), slots, content = 0;
 
-	content = (cap < r->bufsize ? cap : r->bufsize) / r->len * r->len;
-	if (content == 0 || fio_write_all(fd, r->buf, content) < 0)
-		return 0;
+	cap = cap < r->bufsize ? cap : r->bufsize;
+	slots = cap / FIO_HOT_PAGE;
+	if (slot == 0) { /* a pattern longer than a page */
+		slot = cap / r->len * r->len;
+		slots = 1;
+	}
+	/* One write a slot: too big for the last page's room, it starts one. */
+	for (; slot > 0 && slots > 0; slots--, content += slot)
+		if (fio_write_all(fd, r->buf, slot) < 0)
+			return 0;
 	return content;
 }
 
 static size_t
 fill_hot(struct repeat *r, int fd, size_t cap)
 {
-	size_t page = FIO_HOT_PAGE / r->len * r->len, content = 0;
+	size_t page = slot_bytes(r), content = 0;
 	int one[2];
 
 	if (page == 0 || pipe2(one, O_CLOEXEC) < 0)

@@ -123,7 +123,8 @@
  * runs; one page or 64 distinct pages alike), and the vmsplice strategy
  * still loses to tee for a splicing reader (15.3 against 20.5 GB/s here,
  * GNU HEAD's 128 KiB vmsplices at 0.36x uutils' tee rounds on
- * fc-v769): by the worst case, tee stays first (FIO_TEE_ROUND).
+ * fc-v769): by the worst case, tee stays first (FIO_TEE_ROUND). Since
+ * 2026-11-26 the tee sources' slots drift instead (FIO_SLOT_SHORT).
  */
 #define FIO_STREAM_PHASE ((size_t)64)
 
@@ -196,6 +197,40 @@
 #endif
 #define FIO_HOT_BITE 3u
 #define FIO_HOT_PAGE ((size_t)4096) /* a pipe slot's page on x86-64 */
+
+/*
+ * Bytes a slot of either tee source holds less than a page. With full
+ * pages the stream keeps one place in its pages (offset 0), and a reader
+ * that read()s into a buffer 16 bytes into a page (malloc()'s) gets the
+ * EPYC's slow copy ("Where bytes sit within their pages", above) for
+ * every byte; a constant phase only moves the trouble to other buffers,
+ * and a read that ends on a slot puts it back. Slots a little short make
+ * the stream drift against the pages by this much a slot, so at most one
+ * slot in 4096 / FIO_SLOT_SHORT meets the slow case, whatever the
+ * reader's buffer and bites. Debian's uutils 0.0.17 drifts by accident:
+ * its vmsplice()s are 16,382 bytes. 6.18.44-fc-v782 #1 SMP
+ * PREEMPT_DYNAMIC @0 (AMD EPYC, 2026-11-26, null syscall 199-280 ns,
+ * wake-up 5.6-7.7 us), GB/s, medians of 7 interleaved runs, full slots /
+ * this value (32) / uutils 0.0.17 / uutils 0.12 / GNU HEAD:
+ *   pipebench --touch (128 KiB reads; the source turns hot) free 1.87 /
+ *   15.50 / 7.74 / 1.59 / 1.68, split 2.15 / 18.87 / 8.49 / 2.13 / 2.00,
+ *   same CPU 1.83 / 10.47 / 6.30 / 1.90 / 1.66; with 1 MiB reads (no
+ *   vote, written pages) free 1.97 / 13.86 / 8.61, split 2.14 / 14.28 /
+ *   9.46, same 2.16 / 12.58 / 6.25; splicing reader free 65.2 / 64.6 /
+ *   11.7 / 58.7, split 49.7 / 50.5, same 30.3 / 31.1 (runs 27-90: the
+ *   0.8% more slots a byte is inside the noise); GNU dd (a page-aligned
+ *   buffer) bs=128K, 1M, 4K: 117 / 112, 136 / 132, 683 / 696 ms for 2 GiB.
+ * Short by 8: 12.7-18.6 GB/s into pipebench, but dd bs=128K 1.3x slower
+ * (the copies lose 8-byte alignment); by 64: 9.9-16.2 (one slot in 64
+ * slow). Written in bigger pieces (8 or 32 pages, each short by 32):
+ * 1 MiB reads 10.3 / 6.6 GB/s, since a read that ends where a piece ends
+ * makes the next piece slow. One write per slot costs 255 more calls at
+ * the start: `yes | head -c 1`, 3 x 500 runs, 3.3-4.6 ms either way.
+ * Not measured on the Xeon, whose copies were never slow for any place.
+ */
+#ifndef FIO_SLOT_SHORT
+#define FIO_SLOT_SHORT ((size_t)32)
+#endif
 
 /* Chunk when the big buffer cannot be mapped (tight RLIMIT_AS); GNU's size. */
 #define FIO_SMALL_CHUNK ((size_t)8 << 10)
