@@ -7,7 +7,8 @@
  * (the programs keep theirs: cat.c, pipebench.c),
  * each figure tagged with its machine (BENCHMARKS.md has them all): 2-core
  * VMs, Debian 12, kernel 6.18.44 builds fc-v669 (an AMD EPYC until
- * 2026-11, an Intel Xeon since: figures dated 2026-11-25) and fc-v769.
+ * 2026-11, an Intel Xeon since: figures dated 2026-11-25), fc-v769 and
+ * fc-v782 (an AMD EPYC; FIO_SLOT_SHORT's figures, 2026-11-26).
  * bench/machine.c: on fc-v769 a null syscall costs ~1 us and a pipe
  * wake-up across CPUs 9-13 us; on the Xeon fc-v669 76-95 ns and 30-41 us;
  * on the EPYC fc-v669 wake-ups were cheap (not measured). A constant is
