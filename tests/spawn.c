@@ -739,13 +739,16 @@ spawn_mib_pipe(int p[2], const char *test)
 	return -1;
 }
 
-void
+ssize_t
 spawn_wait_pipe(int fd, size_t bytes)
 {
 	int pending;
 
-	while (ioctl(fd, FIONREAD, &pending) == 0 && (size_t)pending < bytes)
-		usleep(50);
+	do
+		if (ioctl(fd, FIONREAD, &pending) < 0)
+			return -1;
+	while ((size_t)pending < bytes && usleep(50) == 0);
+	return pending;
 }
 
 static int

@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 enum spawn_in {
 	IN_DEVNULL,
@@ -118,9 +119,10 @@ int spawn_mib_pipe(int p[2], const char *test);
 /*
  * For the votes' readers: wait until the pipe fd holds at least bytes. A
  * pipe has no "full" event to wait for: it looks again and again, leaving
- * the CPU to the producer in between (no timing is asserted).
+ * the CPU to the producer in between (no timing is asserted). Returns
+ * what it held then, or -1 if FIONREAD failed.
  */
-void spawn_wait_pipe(int fd, size_t bytes);
+ssize_t spawn_wait_pipe(int fd, size_t bytes);
 
 /*
  * The smallest RLIMIT_AS (to 64 KiB) under which `prog --version` runs:
