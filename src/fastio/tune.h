@@ -258,14 +258,31 @@
  *     12.7-14.5 / 14.2-14.9 / 13.2-16.1, split 16.9-18.5 / 16.8-20.7 /
  *     17.0-18.2; same CPU within 3% for all three. (pv 1.6.20, which
  *     leaves its output pipe at 64 KiB and splices 128 KiB, ran 16-22.)
+ *   6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 (2026-11-26, AMD EPYC, null
+ *     syscall 207 ns, wake-up 6.3 us across CPUs), medians of 7
+ *     interleaved runs; 512 KiB / 768 KiB / 1 MiB: X = pipebench,
+ *     splicing reader: free 36.7 / 36.9 / 40.6, yes and X on CPU 0 and
+ *     the reader on CPU 1 40.4 / 38.0 / 54.6 (two more passes of 9:
+ *     35.8-39.8 / 36.1-41.9 / 49.3-54.2), yes on CPU 0 and X with the
+ *     reader on CPU 1 41.8 / 41.6 / 42.1, same CPU 27.6 / 27.9 / 28.2;
+ *     read() reader 14.2 / 14.7 / 15.2, 18.7 / 18.7 / 19.0, 9.1 / 9.5 /
+ *     9.4, 11.3 / 11.3 / 10.8. X = cat, splicing reader 38.7 / 39.4 /
+ *     48.9, 42.9 / 42.6 / 49.5 (passes of 9: 45.6-47.6 / 43.1-43.4 /
+ *     59.0-59.6), 27.7 / 26.3 / 27.8, 33.1 / 32.9 / 31.9; read() reader
+ *     13.4 / 13.6 / 14.2, 16.1 / 15.9 / 15.6, 9.4 / 9.3 / 9.0, 11.5 /
+ *     11.5 / 10.8. 256 KiB / 512 KiB / 1 MiB, splicing reader, yes and X
+ *     on CPU 0: X = pipebench 34.4 / 39.1 / 53.9, cat 35.0 / 43.1 / 57.2;
+ *     free: 29.1 / 40.0 / 41.3, 36.2 / 43.6 / 52.5.
  * Where a wake-up costs 30 us, a call that empties the input pipe and
  * fills the output one leaves both neighbours asleep until it ends; a
- * smaller move lets them overlap. Worst ratio to the best size of the
- * same cell: 1 MiB 0.52x (fc-v669, 2026-11-25), 256 KiB 0.74x (fc-v669,
- * 2026-11-22), 512 KiB 0.94x (fc-v669, 2026-11-25; not measured on
- * fc-v669's EPYC days or fc-v769, where it should fall between its
- * neighbours' 0.74x and 1.0x if the trend holds): 512 KiB. Measure it there
- * before changing it back.
+ * smaller move lets them overlap. Where it costs 6 us, a pipeful a call
+ * wins when the producer shares a CPU with X. Worst ratio to the best
+ * size of the same cell: 1 MiB 0.52x (fc-v669, 2026-11-25), 256 KiB
+ * 0.64x (fc-v782; 0.74x on fc-v669, 2026-11-22), 512 KiB 0.73x (fc-v782, 2026-11-26, X =
+ * pipebench, yes and X on one CPU; 0.94x on fc-v669), 768 KiB 0.73x
+ * (fc-v782; not measured on the Xeon): 512 KiB, by 0.73x against 1 MiB's
+ * 0.52x. We know of no count short of timing that tells the two machines
+ * apart; a rule that did would gain up to 1.38x here.
  * Regular files go into a pipe through a private pipe, and the splice
  * from the file takes the same chunk (it took a pipeful, 1 MiB, until
  * 2026-11-25). cat of 2 GB cached, fc-v669 (Xeon, 2026-11-25), GB/s,
