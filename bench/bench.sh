@@ -30,10 +30,15 @@ mkdir -p "$data" "$shm"
 
 reader=""
 
+# bench/ceiling.c, built once into $c.
+ceiling() {
+	c=$tmp/ceiling
+	[ -x "$c" ] || ${CC:-cc} -O2 -o "$c" "$(dirname "$0")/ceiling.c"
+}
+
 workload_yes() {
 	machine
-	${CC:-cc} -O2 -o "$tmp/ceiling" "$(dirname "$0")/ceiling.c"
-	c=$tmp/ceiling
+	ceiling
 	for p in free split same; do
 		place $p
 		if [ $p = free ]; then
@@ -154,7 +159,8 @@ workload_pipebench() {
 	set -- "fastio=$top/src/pipebench -Q"
 	command -v pv >/dev/null && set -- "$@" "pv $(pv --version | sed -n '1s/^pv \([^ ]*\).*/\1/p')=pv -q"
 	[ -x /usr/bin/pipebench ] && set -- "$@" "pipebench 0.40=/usr/bin/pipebench -Q"
-	set -- "$@" "cat (reference)=$top/src/cat"
+	ceiling
+	set -- "$@" "cat (reference)=$top/src/cat" "ceiling:relay=$c relay"
 	table pb-splice "Pass-through: our yes into each, into pipebench splicing to /dev/null, 8 GiB" \
 		--bytes 8G -- "$yes | @" "$@"
 	table pb-read "Pass-through: our yes into each, into pipebench --touch, 4 GiB" \

@@ -16,6 +16,10 @@
  *   spin    as tee, but the splice out never sleeps on a full pipe: it is
  *           retried at once (a whole CPU burnt waiting; the reader never
  *           has to wake the producer)
+ *   relay   not a producer: standard input spliced to standard output, a
+ *           pipeful a call, both pipes grown to 1 MiB (the fastest relay
+ *           for `yes | X | reader` we know; ours splices FIO_SPLICE_CHUNK,
+ *           whose comment in tune.h says why less)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,6 +54,19 @@ fill(int fd, int distinct)
 	return vmsplice(fd, iov, PIPE_SIZE / PAGE, 0) == PIPE_SIZE ? 0 : -1;
 }
 
+static int
+relay(void)
+{
+	ssize_t n;
+
+	(void)fcntl(STDIN_FILENO, F_SETPIPE_SZ, PIPE_SIZE);
+	(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, PIPE_SIZE);
+	while ((n = splice(STDIN_FILENO, NULL, STDOUT_FILENO, NULL, PIPE_SIZE,
+			   0)) > 0)
+		;
+	return n < 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -58,6 +75,8 @@ main(int argc, char *argv[])
 	ssize_t k, n;
 	size_t i;
 
+	if (strcmp(m, "relay") == 0)
+		return relay();
 	for (i = 0; i < PAGE; i += 2)
 		memcpy(page + i, "y\n", 2);
 	if (pipe(src) < 0 || pipe(mid) < 0 ||
