@@ -301,8 +301,17 @@
  * 24.0-25.5, split 36.5-36.9 / 34.2-35.6 / 25.0-25.3, same 37.0 / 34.5;
  * read() reader free 7.46-7.65 / 7.35-7.40 / 8.01-8.14, split 7.44-7.58 /
  * 7.24-7.33 / 7.96-8.12, same 6.78 / 6.73 (busybox 16.9-19.3 and 7.0).
- * Worst ratio to the best size of a cell over both file systems: 1 MiB
- * 0.80x (ext4), 512 KiB 0.89x (both), 128 KiB 0.63x: 512 KiB.
+ * 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 (2026-11-26, AMD EPYC, null
+ * syscall 209 ns, wake-up 6.5 us across CPUs), `make bench-sweep
+ * SWEEP="FIO_SPLICE_CHUNK 524288 1048576"` WORKLOADS=cat RUNS=7, 512 KiB
+ * / 1 MiB: ext4 (ext2/ext3 driver) splicing reader free 54.3 / 57.1,
+ * split 54.1 / 56.8, same 30.9 / 32.6; read() reader 2.36 / 2.35, 2.37 /
+ * 2.34, 2.05 / 2.06; tmpfs splicing 25.4 / 28.0, 19.4 / 21.0, 16.9 /
+ * 18.6; read() 2.35 / 2.32, 2.34 / 2.34, 1.94 / 1.95 (every read()
+ * reader at this EPYC's slow copy).
+ * Worst ratio to the best size of a cell over both file systems and both
+ * machines: 1 MiB 0.80x (fc-v669, ext4; 0.99x on fc-v782), 512 KiB 0.89x
+ * (fc-v669; 0.91x on fc-v782, tmpfs), 128 KiB 0.63x (fc-v669): 512 KiB.
  */
 #ifndef FIO_SPLICE_CHUNK
 #define FIO_SPLICE_CHUNK ((size_t)512 << 10)
