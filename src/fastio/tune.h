@@ -359,12 +359,12 @@
  * 32 KiB 124-153/78-80, 64 KiB 295-680/96-102. Into a tmpfs file: 4 KiB
  * 27-31/34-35, 16 KiB 55-58/60-77. 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC
  * @0 (AMD EPYC, 2026-11-26), `cat f*` of 4000 files of one size on tmpfs,
- * this constant at 8 / 16 / 32 / 64 KiB, MB/s, medians of 7 interleaved
- * runs, splicing reader then read() reader: 8 KiB files 721 / 966 / 970 /
- * 1004 and 938 / 1030 / 1040 / 1030; 16 KiB 1360 / 1440 / 1400 / 1420 and
- * 1820 / 1840 / 1440 / 1420; 32 KiB 2720 / 2680 / 2730 / 1990 and 2120 /
- * 2120 / 2130 / 1380. Worst ratio to the best value: 0.72x, 0.96x, 0.78x,
- * 0.65x: 16 KiB on both machines.
+ * this constant at 8 / 16 / 32 / 64 KiB, GiB/s, medians of 7 interleaved
+ * runs, splicing reader then read() reader: 8 KiB files 0.70 / 0.94 /
+ * 0.95 / 0.98 and 0.92 / 1.03 / 1.04 / 1.03; 16 KiB 1.36 / 1.44 / 1.40 /
+ * 1.42 and 1.82 / 1.84 / 1.44 / 1.42; 32 KiB 2.72 / 2.68 / 2.73 / 1.99 and
+ * 2.12 / 2.12 / 2.13 / 1.38. Worst ratio to the best value: 0.72x, 0.96x,
+ * 0.78x, 0.65x: 16 KiB on both machines.
  */
 #ifndef FIO_SMALL_FILE
 #define FIO_SMALL_FILE ((size_t)16 << 10)
