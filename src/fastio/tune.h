@@ -277,12 +277,13 @@
  * fills the output one leaves both neighbours asleep until it ends; a
  * smaller move lets them overlap. Where it costs 6 us, a pipeful a call
  * wins when the producer shares a CPU with X. Worst ratio to the best size
- * of the same cell: 1 MiB 0.52x (fc-v669, 2026-11-25), 256 KiB 0.64x
- * (fc-v782; 0.74x on fc-v669, 2026-11-22), 512 KiB 0.73x (fc-v782,
- * 2026-11-26, X = pipebench, yes and X on one CPU; 0.94x on fc-v669), 768
- * KiB 0.73x (fc-v782; not measured on the Xeon): 512 KiB, by 0.73x against
- * 1 MiB's 0.52x. We know of no count short of timing that tells the two
- * machines apart; a rule that did would gain up to 1.38x here.
+ * of the same cell: 1 MiB 0.52x (fc-v669, 2026-11-25), 256 KiB 0.61x
+ * (fc-v782, X = cat; 0.74x on fc-v669, 2026-11-22), 512 KiB 0.72x
+ * (fc-v782, 2026-11-26, X = pipebench, yes and X on one CPU; 0.94x on
+ * fc-v669), 768 KiB 0.73x (fc-v782; not measured on the Xeon): 512 KiB, by
+ * 0.72x against 1 MiB's 0.52x. We know of no count short of timing that
+ * tells the two machines apart; a rule that did would gain up to 1.38x
+ * here.
  * Regular files go into a pipe through a private pipe, and the splice
  * from the file takes the same chunk (it took a pipeful, 1 MiB, until
  * 2026-11-25). cat of 2 GB cached, fc-v669 (Xeon, 2026-11-25), GB/s,
