@@ -402,6 +402,14 @@
  * `| md5sum` (no vote) 1.064, 1.054, 1.063, 1.067 s. Flat past 3/2/1, and
  * each buffer is 256 KiB of peak RSS (cat -n into a pipe: 2,808 KiB, GNU
  * HEAD 2,048; one thread 2,016): 3/2/1.
+ * 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 (AMD EPYC, 2026-11-26, wake-up
+ * 5.5-7.1 us across CPUs), `make bench-sweep` WORKLOADS=fmt RUNS=7, cat -n
+ * and -v of 500 MB from ext4 and tmpfs into the splicing pipebench, every
+ * placement: wake at 1 / 2 worst 0.96x / 0.88x, the 0.88x one cell (-v,
+ * ext4, free: 2.69 against 3.07 GiB/s) that two passes of 9 runs then put
+ * level (3.69 / 3.67, 3.89 / 3.82; -n 2.87 / 2.87, 2.91 / 2.91; -E 2.85 /
+ * 2.67, 2.92 / 2.94); low at 0 / 1 worst 0.90x / 0.96x. Level within the
+ * spread of free placement: 3/2/1 stays.
  */
 #ifndef FIO_WRITER_START
 #define FIO_WRITER_START ((uint64_t)8 << 20)
