@@ -39,7 +39,7 @@
  * 846-896 ms with the default 64 KiB pipe, 396-430 ms with 1 MiB (writing
  * 8 KiB or 16 KiB pieces into the small pipe instead: 475-499 ms).
  * 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 (AMD EPYC, 2026-11-26), `make
- * bench-sweep SWEEP="FIO_PIPE_SIZE 524288 1048576"` RUNS=7, yes and cat of
+ * bench-sweep SWEEP="FIO_PIPE_SIZE 524288 1048576"` RUNS=7, yes, and cat of
  * 2 GB (ext4, tmpfs), both readers, every placement: within 6% everywhere
  * (yes into --touch 19.5 / 18.4, 16.5 / 15.5, 9.2 / 8.6) but one cell, cat
  * of ext4 into --touch free 2.09 / 1.67 (worst 0.98x / 0.80x), which two
