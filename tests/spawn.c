@@ -744,11 +744,13 @@ spawn_wait_pipe(int fd, size_t bytes)
 {
 	int pending;
 
-	do
+	for (;;) {
 		if (ioctl(fd, FIONREAD, &pending) < 0)
 			return -1;
-	while ((size_t)pending < bytes && usleep(50) == 0);
-	return pending;
+		if ((size_t)pending >= bytes)
+			return pending;
+		usleep(50);
+	}
 }
 
 static int
