@@ -54,11 +54,24 @@
 #endif
 
 /*
- * vmsplice chunk = pipe capacity / this (GNU's development tree uses 4).
- * fc-v669, splice/read reader: /1 28.0/22.2, /4 31.2/22.9.
+ * vmsplice chunk = pipe capacity / this (GNU's development tree uses 4);
+ * the vmsplice strategy runs where tee() is refused. `yes`, GiB/s:
+ *   fc-v669 (an EPYC then, 2026-11-21, the code of then), splice/read
+ *     reader: /1 28.0/22.2, /4 31.2/22.9.
+ *   6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 (AMD EPYC, 2026-11-26,
+ *     null syscall 211 ns, wake-up 6.5 us across CPUs), FASTIO_DISABLE=tee
+ *     `make bench-sweep` WORKLOADS=yes RUNS=7, /1 / /2 / /4: splicing
+ *     reader free 66.7 / 66.5 / 58.4, split 63.6 / 61.8 / 55.6, same
+ *     37.3 / 38.2 / 36.6; read() reader free 15.9 / 16.4 / 16.3, split
+ *     12.5 / 12.9 / 12.2, same 8.2 / 8.0 / 8.3. Two passes of 9 runs,
+ *     splicing reader: free 41.6 / 41.3 / 31.7 and 59.9 / 60.2 / 54.3,
+ *     split 59.7 / 57.1 / 53.4 and 60.3 / 59.7 / 52.6.
+ * Worst ratio to the best divisor of a cell: /1 0.90x (fc-v669; 0.97x on
+ * fc-v782), /4 0.76x (fc-v782), /2 0.96x on fc-v782 alone: /1, a
+ * pipeful a call, also the fewest calls.
  */
 #ifndef FIO_VMSPLICE_DIVISOR
-#define FIO_VMSPLICE_DIVISOR 4
+#define FIO_VMSPLICE_DIVISOR 1
 #endif
 
 /*
