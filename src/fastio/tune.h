@@ -94,7 +94,14 @@
  * write() size for outputs that are not pipes. fc-v669, `yes` into a 2 GB
  * file, GiB/s, 3 runs: tmpfs 8 KiB 0.5-2.2, 128 KiB 2.6-2.8, 1 MiB 2.7-2.9;
  * ext4 0.4-0.8, 1.0-2.5, 1.4-4.9 (disk-bound, inconclusive). 128 KiB is GNU
- * cat's size too.
+ * cat's size too. 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 (AMD EPYC,
+ * 2026-11-26), `yes` into a 512 MiB file (ulimit -f), wall time, two
+ * passes of 9 and 11 interleaved runs, GB/s, 64 KiB / 128 KiB / 1 MiB:
+ * tmpfs 1.37 / 1.26 / 1.59 and 1.52 / 1.48 / 1.56, ext4 0.96 / 0.97 /
+ * 0.87 and 0.90 / 0.94 / 0.83; each cell's runs spread 20-50%, wider than
+ * any difference, and the order changed between the passes (the time is
+ * the kernel's: pages allocated, the last copy truncated). Inconclusive
+ * again: 128 KiB stays, the smaller buffer.
  */
 #ifndef FIO_WRITE_CHUNK
 #define FIO_WRITE_CHUNK ((size_t)128 << 10)
@@ -177,9 +184,15 @@
  *     23.1-25.4, 24.9-26.7, 60-64; 15.3-15.9, 15.4-17.6, 16.4-16.9). A round
  *     smaller than the pipe puts each source page in the pipe twice or
  *     more, which the splicing reader pays for ("The tee source").
+ *   6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 (AMD EPYC, 2026-11-26, null
+ *     syscall 275 ns, wake-up 7.1 us; slots 32 bytes short), `make
+ *     bench-sweep` WORKLOADS=yes RUNS=7, GB/s, 512 KiB / 1 MiB: splice
+ *     free 66.5/67.3, split 59.6/76.7, same 37.4/36.9; read free
+ *     14.3/13.2, split 13.9/13.7, same 8.6/11.1. Worst 512 KiB 0.78x,
+ *     1 MiB 0.92x.
  * Worst case: 64 KiB 0.21x, 256 KiB 0.61x, 512 KiB 0.66x, 1 MiB 0.62x
- * on fc-v669's EPYC days and 0.88x on its Xeon (typically 0.9x-1.1x):
- * 1 MiB.
+ * on fc-v669's EPYC days and 0.88x on its Xeon (typically 0.9x-1.1x),
+ * 0.92x on fc-v782: 1 MiB.
  */
 #ifndef FIO_TEE_ROUND
 #define FIO_TEE_ROUND ((size_t)1 << 20)
@@ -416,6 +429,16 @@
  * MB 6.0 / 7.0 / 6.8, 9 MB 6.6 / 8.0 / 8.0. Worst case 4 MiB +6% (4.5
  * MB), 8 MiB +3% (7.5 MB): 8 MiB, with room for a machine where a fault
  * or a wake-up costs more.
+ * 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 (AMD EPYC, 2026-11-26, wake-up
+ * 6.5 us across CPUs) is such a machine: `cat -n` of the first N MB of the
+ * text on tmpfs into pipebench, rate over the wall time, two passes of 51
+ * interleaved runs, MB/s, started at 4 / 8 MiB / never: 3.8 MB 469-483 /
+ * 501-506 / 502-515, 4.5 MB 492-498 / 539-543 / 531-543, 7.5 MB 583-602 /
+ * 583-595 / 631-637, 9 MB 642-650 / 646-651 / 677-688; 31 runs, 8 MiB /
+ * never: 12 MB 710 / 747, 16 MB 831 / 807, 24 MB 946 / 904, 64 MB 1,150
+ * / 1,020. The thread pays from about 14 MB here, so 8 MiB costs up to
+ * 0.92x (7.5 MB) and 4 MiB 0.91x; 16 MiB would cost the Xeon's 9 MB 0.83x
+ * (6.6 against 8.0 ms): 8 MiB stays.
  *
  * The caller wakes the sleeping thread once FIO_WRITER_WAKE buffers wait
  * and, when all FIO_WRITER_BUFS are taken, sleeps until FIO_WRITER_LOW
