@@ -12,7 +12,7 @@
  * bench/machine.c: on fc-v769 a null syscall costs ~1 us and a pipe
  * wake-up across CPUs 9-13 us; on the Xeon fc-v669 76-95 ns and 30-41 us;
  * on the EPYC fc-v669 wake-ups were cheap (not measured); on fc-v782
- * 196-280 ns and 5.5-7.7 us. A constant is
+ * 178-280 ns and 5.4-7.8 us. A constant is
  * chosen by its worst ratio to the best choice (or the best peer) over
  * every machine measured.
  * Unless a figure says otherwise: GiB/s of `yes` into a reader, producer
