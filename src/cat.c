@@ -408,10 +408,36 @@ parse_options(int argc, char *argv[])
 	return -1;
 }
 
+/*
+ * Every operand in turn. Without options, libfastio may have read small
+ * files ahead: their bytes join the output as their own read's would.
+ */
+static int
+cat_all(char *names[], size_t count)
+{
+	struct fio_ahead *ahead = NULL;
+	const char *data;
+	size_t i, len;
+	int rc = 0;
+
+	if (!formatting)
+		ahead = fio_ahead_start(names, count, &out);
+	for (i = 0; i < count; i++) {
+		data = ahead != NULL ? fio_ahead_take(ahead, i, &len) : NULL;
+		if (data == NULL)
+			rc |= cat_file(names[i]);
+		else if (fio_pump_put(&pump, data, len) < 0)
+			die_write();
+	}
+	fio_ahead_end(ahead);
+	return rc;
+}
+
 int
 main(int argc, char *argv[])
 {
 	static char *no_files[] = {"-", NULL};
+	size_t count;
 	int rc = 0;
 
 	prog_init(argv[0]);
@@ -431,8 +457,9 @@ main(int argc, char *argv[])
 		prog_warn(0, "memory exhausted");
 		return EXIT_FAILURE;
 	}
-	for (; *argv != NULL; argv++)
-		rc |= cat_file(*argv);
+	for (count = 0; argv[count] != NULL; count++)
+		continue;
+	rc = cat_all(argv, count);
 	close_run();
 	if (formatting)
 		catfmt_finish(&fmt);

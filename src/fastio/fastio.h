@@ -66,6 +66,7 @@ enum fio_strategy {
 			 of one page in every slot (repeat.c), smaller
 			 splices from a file (pump.c) */
 	FIO_THREAD,   /* a second thread writes bulk output (writer.c) */
+	FIO_AHEAD,    /* a second thread reads small files ahead (ahead.c) */
 	FIO_STRATEGY_COUNT
 };
 
@@ -239,6 +240,14 @@ ssize_t fio_pump_fill(struct fio_pump *p);
  */
 int fio_pump_flush(struct fio_pump *p);
 
+/*
+ * fio_pump_put: len bytes of a small regular file, read elsewhere
+ * (fio_ahead_take), join the held ones as its own read would have put
+ * them (with FIO_PUMP_GATHER: sent once buf is half full). Returns as
+ * flush does.
+ */
+int fio_pump_put(struct fio_pump *p, const void *data, size_t len);
+
 /* fio_pump_flush_all: send every held byte on. Returns as flush does. */
 int fio_pump_flush_all(struct fio_pump *p);
 
@@ -334,5 +343,36 @@ int fio_writer_drain(struct fio_writer *w);
  * writes no more. 0, or -1 with errno as fio_writer_drain.
  */
 int fio_writer_end(struct fio_writer *w);
+
+/*
+ * Reading ahead: of a list of names that the caller reads in turn, a
+ * second thread opens and reads the small regular files ahead of it, in
+ * a descriptor table of its own, while the caller sends on what came
+ * before; the kernel's work for each file (path walk, open, read, close)
+ * then runs on two CPUs (BENCHMARKS.md, "Many small files"). Only where
+ * the process may run on two CPUs and for FIO_AHEAD_MIN names or more
+ * (FASTIO_FORCE=ahead: always); NULL otherwise, and then every name is
+ * the caller's.
+ */
+struct fio_ahead;
+
+/*
+ * fio_ahead_start: read ahead through names[0..count) for output out
+ * (whose file is never read ahead). NULL: not worth it, or refused.
+ */
+struct fio_ahead *fio_ahead_start(char *const *names, size_t count,
+				  const struct fio_fd *out);
+
+/*
+ * fio_ahead_take: name i, taken in order from 0 on: the file's whole
+ * contents (*len bytes, valid until the next take), or NULL when the
+ * caller must open and read it itself: "-", anything but a small regular
+ * file with data, an error, a file that changed while it was read. Its
+ * own open then gives the bytes and messages of the file's turn.
+ */
+const char *fio_ahead_take(struct fio_ahead *a, size_t i, size_t *len);
+
+/* fio_ahead_end: stop the thread and free a (NULL: nothing). */
+void fio_ahead_end(struct fio_ahead *a);
 
 #endif

@@ -221,6 +221,26 @@ fio_pump_flush_all(struct fio_pump *p)
 }
 
 int
+fio_pump_put(struct fio_pump *p, const void *data, size_t len)
+{
+	if ((p->in_mid > 0 || p->size - p->held < len) &&
+	    fio_pump_flush_all(p) < 0)
+		return -1;
+	if (len > p->size - p->held) {
+		p->side = FIO_SIDE_OUTPUT;
+		if (fio_write_all(p->out->fd, data, len) < 0)
+			return -1;
+		p->total += len;
+		return 0;
+	}
+	memcpy(p->buf + p->held, data, len);
+	p->held += len;
+	if ((p->flags & FIO_PUMP_GATHER) && p->held < p->size / 2)
+		return 0;
+	return fio_pump_flush_all(p);
+}
+
+int
 fio_pump_flush(struct fio_pump *p)
 {
 	/* Small files gather into few big writes; nothing read can block. */

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
     [FIO_PAGES] = "pages",
     [FIO_HOT] = "hot",
     [FIO_THREAD] = "thread",
+    [FIO_AHEAD] = "ahead",
 };
 
 /* The library's only mutable state; fio_reset() restores it for tests. */
@@ -46,6 +48,15 @@ fio_forced(enum fio_strategy s)
 {
 	return (unsigned)s < FIO_STRATEGY_COUNT && (forced & 1u << s) &&
 	       fio_enabled(s);
+}
+
+int
+fio_two_cpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof set, &set) == 0 &&
+	       CPU_COUNT(&set) >= 2;
 }
 
 void

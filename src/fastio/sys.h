@@ -54,4 +54,10 @@ int fio_refused(int err);
  */
 int fio_vote_count(struct fio_vote *v, int aye);
 
+/*
+ * Nonzero if the process may run on two CPUs at once; otherwise a second
+ * thread (writer.c, ahead.c) only takes turns with the caller.
+ */
+int fio_two_cpus(void);
+
 #endif

@@ -418,6 +418,28 @@
 #endif
 
 /*
+ * Reading small files ahead in a second thread (ahead.c): names a batch,
+ * batches read but not yet taken at most, bytes of room a name in a
+ * batch (a batch of files larger on average leaves the rest to the
+ * caller), and the fewest names worth a thread. 6.18.44-fc-v782 #1 SMP
+ * PREEMPT_DYNAMIC @0 (AMD EPYC, 2026-11-26), 100,000 tiny files on tmpfs
+ * through xargs into /dev/null, hyperfine, 11 runs, ms (BENCHMARKS.md,
+ * "Many small files"): a test program with the same loop, one thread 640,
+ * two with batches of 32 / 64 / 256 names 376 / 364 / 387; cat, batches
+ * and most waiting 64/4 511, 256/4 507, 64/16 494, 32/8 478 (sigma
+ * 17-22: the noise), one thread 704. Not measured on the Xeon, whose
+ * wake-ups (30-41 us) would weigh more against a batch's 150-300 us.
+ */
+#ifndef FIO_AHEAD_FILES
+#define FIO_AHEAD_FILES 64
+#endif
+#define FIO_AHEAD_DEPTH 4
+#define FIO_AHEAD_ROOM	((size_t)4 << 10)
+#ifndef FIO_AHEAD_MIN
+#define FIO_AHEAD_MIN (2 * FIO_AHEAD_FILES)
+#endif
+
+/*
  * The writer's thread (writer.c). fc-v669 (Xeon, `6.18.44-fc-v669 #1 SMP
  * PREEMPT_DYNAMIC @0`, 2026-11-26, null syscall 78 ns, wake-up across
  * CPUs 30 us), cat -n of 500 MB of C headers (570 MB out), one thread /

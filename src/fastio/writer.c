@@ -110,16 +110,6 @@ grow(struct fio_writer *w)
 	w->grown = 1;
 }
 
-/* Two CPUs at least, or the thread only takes turns with the caller. */
-static int
-two_cpus(void)
-{
-	cpu_set_t set;
-
-	return sched_getaffinity(0, sizeof set, &set) == 0 &&
-	       CPU_COUNT(&set) >= 2;
-}
-
 static void
 free_spares(struct fio_writer *w)
 {
@@ -140,7 +130,7 @@ start(struct fio_writer *w)
 	int rc;
 
 	w->state = FIO_WRITER_ONE_NOW;
-	if (!fio_forced(FIO_THREAD) && !two_cpus())
+	if (!fio_forced(FIO_THREAD) && !fio_two_cpus())
 		return;
 	grow(w); /* the vote reads its size: fixed before the thread */
 	for (i = 1; i < N; i++)
