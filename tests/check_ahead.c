@@ -215,8 +215,9 @@ END_TEST
  * A read or open ahead that fails, or a read that stops short (a file
  * that shrank), hands the file to cat's own path, which reads it well:
  * all bytes, no message. The same fault without reading ahead is cat's
- * own and GNU's message. And reading ahead refused (no memory) leaves
- * cat's own path alone.
+ * own and GNU's message. Reading ahead refused (no memory) leaves cat's
+ * own path alone, and a thread refused a table of its own (a container's
+ * seccomp) reads ahead in the shared one.
  */
 static const struct {
 	const char *inject, *env, *err;
@@ -226,6 +227,7 @@ static const struct {
     {"read:3:short", "FASTIO_FORCE=ahead", "", 0},
     {"open:3:EMFILE", "FASTIO_FORCE=ahead", "", 0},
     {"mmap:2:ENOMEM", "FASTIO_FORCE=ahead", "", 0},
+    {"unshare:1:EPERM", "FASTIO_FORCE=ahead", "", 0},
     {"read:3:EIO", "FASTIO_DISABLE=ahead", "cat: hoge2: Input/output error\n",
      1},
 };

@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,13 +55,14 @@ enum call {
 	C_OPENAT,
 	C_MMAP,
 	C_POLL,
+	C_UNSHARE,
 	C_COUNT
 };
 
 static const char *const call_names[C_COUNT] = {
-    "read",	"write", "splice", "vmsplice", "tee",  "copy_file_range",
-    "sendfile", "pipe",	 "pipe2",  "fcntl",    "open", "openat",
-    "mmap",	"poll",
+    "read",	"write", "splice",  "vmsplice", "tee",	"copy_file_range",
+    "sendfile", "pipe",	 "pipe2",   "fcntl",	"open", "openat",
+    "mmap",	"poll",	 "unshare",
 };
 
 static const struct {
@@ -293,6 +295,16 @@ pipe(int fds[2])
 
 	APPLY(f, f);
 	return real(fds);
+}
+
+int
+unshare(int flags)
+{
+	int f = fault(C_UNSHARE, __builtin_return_address(0));
+	REAL(int, "unshare", (int));
+
+	APPLY(f, f);
+	return real(flags);
 }
 
 int

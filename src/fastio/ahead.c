@@ -16,16 +16,21 @@
 #include "tune.h"
 
 /*
- * Reading ahead (fastio.h). The names are cut into batches; a batch is
- * read by whichever thread claims it first, into one of DEPTH slots, and
- * the caller takes the batches in order. A slot is claimed only once the
- * caller has moved past the batch it held, so the bytes handed out stay
- * put until the next take.
+ * Reading ahead (fastio.h). The names are cut into batches. The caller
+ * reads the batches it reaches unclaimed in their turn, as cat always did;
+ * the thread claims batches from the far end of a window of DEPTH batches
+ * from the caller's, reads them into that batch's slot, and works back
+ * towards the caller. So each takes the share its speed gives it: the
+ * caller's share costs one path walk a file, the thread's two (the type
+ * is asked before the open), and a thread slowed by a busy CPU costs the
+ * caller nothing until it reaches a batch the thread claimed. A slot is
+ * claimed only once the caller has moved past the batch it held, so the
+ * bytes handed out stay put until the next take.
  */
 #define DEPTH FIO_AHEAD_DEPTH
 
 struct slot {
-	long batch; /* the batch it holds once read, or -1 */
+	long claimed, batch; /* claimed by the thread; read (or -1) */
 	size_t off[FIO_AHEAD_FILES + 1]; /* file k: data[off[k], off[k+1]) */
 	unsigned char read[FIO_AHEAD_FILES]; /* 0: the caller's to do */
 	char *data;
@@ -36,8 +41,9 @@ struct fio_ahead {
 	size_t count, per, room; /* names, names a batch, bytes a slot */
 	dev_t out_dev;
 	ino_t out_ino;
-	long batches, claim, cur, have; /* claim, cur: under lock */
-	int quit;
+	long batches, cur, have; /* cur: under lock */
+	int own;		 /* the caller reads batch have itself */
+	int forced, quit;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t ready, room_left;
@@ -126,21 +132,28 @@ read_batch(struct fio_ahead *a, long b)
 	close_fds(lo, hi);
 }
 
-/* Under the lock: claim the next batch and read it, if a slot is free. */
-static int
-claim_one(struct fio_ahead *a)
+/*
+ * Under the lock: the batch the thread reads next, or -1. Forced (the
+ * tests), it reads every batch, from the caller's on, and the caller
+ * only what it leaves.
+ */
+static long
+next_claim(const struct fio_ahead *a)
 {
-	long b;
+	long b, last = a->cur + DEPTH - 1;
 
-	if (a->claim >= a->batches || a->claim >= a->cur + DEPTH)
-		return 0;
-	b = a->claim++;
-	pthread_mutex_unlock(&a->lock);
-	read_batch(a, b);
-	pthread_mutex_lock(&a->lock);
-	a->slot[b % DEPTH].batch = b;
-	pthread_cond_signal(&a->ready);
-	return 1;
+	if (last >= a->batches)
+		last = a->batches - 1;
+	if (a->forced) {
+		for (b = a->cur; b <= last; b++)
+			if (a->slot[b % DEPTH].claimed != b)
+				return b;
+		return -1;
+	}
+	for (b = last; b > a->cur; b--)
+		if (a->slot[b % DEPTH].claimed != b)
+			return b;
+	return -1;
 }
 
 /*
@@ -153,12 +166,26 @@ static void *
 thread_main(void *arg)
 {
 	struct fio_ahead *a = arg;
+	long b;
 
 	(void)unshare(CLONE_FILES);
 	pthread_mutex_lock(&a->lock);
-	while (!a->quit && a->claim < a->batches)
-		if (!claim_one(a))
+	while (!a->quit) {
+		b = next_claim(a);
+		if (b < 0) {
+			/* None left, nor any to come into the window. */
+			if (a->cur + DEPTH >= a->batches)
+				break;
 			pthread_cond_wait(&a->room_left, &a->lock);
+			continue;
+		}
+		a->slot[b % DEPTH].claimed = b;
+		pthread_mutex_unlock(&a->lock);
+		read_batch(a, b);
+		pthread_mutex_lock(&a->lock);
+		a->slot[b % DEPTH].batch = b;
+		pthread_cond_signal(&a->ready);
+	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
 }
@@ -186,7 +213,8 @@ fio_ahead_start(char *const *names, size_t count, const struct fio_fd *out)
 		return NULL;
 	a->names = names;
 	a->count = count;
-	/* Forced (tests): batches of two, so both threads take turns. */
+	/* Forced (tests): batches of two, all the thread's. */
+	a->forced = forced;
 	a->per = forced ? 2 : FIO_AHEAD_FILES;
 	a->room = a->per * FIO_AHEAD_ROOM;
 	if (a->room <= FIO_SMALL_FILE)
@@ -203,7 +231,7 @@ fio_ahead_start(char *const *names, size_t count, const struct fio_fd *out)
 		return NULL;
 	}
 	for (i = 0; i < DEPTH; i++) {
-		a->slot[i].batch = -1;
+		a->slot[i].claimed = a->slot[i].batch = -1;
 		a->slot[i].data = a->slot[0].data + i * a->room;
 	}
 	pthread_mutex_init(&a->lock, NULL);
@@ -230,16 +258,15 @@ fio_ahead_take(struct fio_ahead *a, size_t i, size_t *len)
 
 	if (b != a->have) {
 		pthread_mutex_lock(&a->lock);
-		a->cur = b;
+		a->cur = b; /* the thread claims none up to b from now on */
 		pthread_cond_signal(&a->room_left);
-		/* The thread's batch not ready: read the next meanwhile. */
-		while (s->batch != b)
-			if (!claim_one(a))
-				pthread_cond_wait(&a->ready, &a->lock);
+		a->own = !a->forced && s->claimed != b;
+		while (!a->own && s->batch != b)
+			pthread_cond_wait(&a->ready, &a->lock);
 		pthread_mutex_unlock(&a->lock);
 		a->have = b;
 	}
-	if (!s->read[k])
+	if (a->own || !s->read[k])
 		return NULL;
 	*len = s->off[k + 1] - s->off[k];
 	return s->data + s->off[k];

@@ -351,8 +351,8 @@ int fio_writer_end(struct fio_writer *w);
  * before; the kernel's work for each file (path walk, open, read, close)
  * then runs on two CPUs (BENCHMARKS.md, "Many small files"). Only where
  * the process may run on two CPUs and for FIO_AHEAD_MIN names or more
- * (FASTIO_FORCE=ahead: always); NULL otherwise, and then every name is
- * the caller's.
+ * (FASTIO_FORCE=ahead: always, and the thread reads every batch); NULL
+ * otherwise, and then every name is the caller's.
  */
 struct fio_ahead;
 
@@ -366,9 +366,10 @@ struct fio_ahead *fio_ahead_start(char *const *names, size_t count,
 /*
  * fio_ahead_take: name i, taken in order from 0 on: the file's whole
  * contents (*len bytes, valid until the next take), or NULL when the
- * caller must open and read it itself: "-", anything but a small regular
- * file with data, an error, a file that changed while it was read. Its
- * own open then gives the bytes and messages of the file's turn.
+ * caller must open and read it itself: a name of a batch the thread left
+ * to the caller, "-", anything but a small regular file with data, an
+ * error, a file that changed while it was read. Its own open then gives
+ * the bytes and messages of the file's turn.
  */
 const char *fio_ahead_take(struct fio_ahead *a, size_t i, size_t *len);
 

@@ -419,22 +419,30 @@
 
 /*
  * Reading small files ahead in a second thread (ahead.c): names a batch,
- * batches read but not yet taken at most, bytes of room a name in a
- * batch (a batch of files larger on average leaves the rest to the
- * caller), and the fewest names worth a thread. 6.18.44-fc-v782 #1 SMP
- * PREEMPT_DYNAMIC @0 (AMD EPYC, 2026-11-26), 100,000 tiny files on tmpfs
- * through xargs into /dev/null, hyperfine, 11 runs, ms (BENCHMARKS.md,
- * "Many small files"): a test program with the same loop, one thread 640,
- * two with batches of 32 / 64 / 256 names 376 / 364 / 387; cat, batches
- * and most waiting 64/4 511, 256/4 507, 64/16 494, 32/8 478 (sigma
- * 17-22: the noise), one thread 704. Not measured on the Xeon, whose
- * wake-ups (30-41 us) would weigh more against a batch's 150-300 us.
+ * the window of batches from the caller's in which the thread claims from
+ * the far end (at most DEPTH - 1 wait), bytes of room a name in a batch
+ * (files larger on average are left to the caller; DEPTH * FILES * ROOM
+ * bounds the memory: 2 MiB, `cat` of 3,000 headers peaked at 3,780 KiB
+ * against 1,628 without), and the fewest names worth a thread.
+ * 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 (AMD EPYC, 2026-11-26),
+ * 100,000 tiny files through xargs into /dev/null, hyperfine, ms
+ * (BENCHMARKS.md, "Many small files"). Batch size, with both threads
+ * claiming the next batch (the first design): a test program, one thread
+ * 640, batches of 32 / 64 / 256 names 376 / 364 / 387; cat, batches and
+ * most waiting 64/4 511, 256/4 507, 64/16 494, 32/8 478 (sigma 17-22).
+ * The thread from the far end, DEPTH 4 / 8 / 16 (the caller alone, then
+ * the first design; room 4 KiB a name): tmpfs 443-451 / 422-436 / 424
+ * (656-704, 481), ext4 - / 454 / 475 (778, 524), the other CPU busy with
+ * a loop 763 / 655 / 603 (599, 783). Worst ratio to the best: 0.79x,
+ * 0.92x, 0.955x: 16. Not measured
+ * on the Xeon, whose wake-ups (30-41 us) weigh more against a batch's
+ * 150-300 us.
  */
 #ifndef FIO_AHEAD_FILES
 #define FIO_AHEAD_FILES 64
 #endif
-#define FIO_AHEAD_DEPTH 4
-#define FIO_AHEAD_ROOM	((size_t)4 << 10)
+#define FIO_AHEAD_DEPTH 16
+#define FIO_AHEAD_ROOM	((size_t)2 << 10)
 #ifndef FIO_AHEAD_MIN
 #define FIO_AHEAD_MIN (2 * FIO_AHEAD_FILES)
 #endif
