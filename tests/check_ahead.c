@@ -212,6 +212,69 @@ START_TEST(against_gnu)
 END_TEST
 
 /*
+ * Standard error into the same pipe as the output: each message comes
+ * after the output of the operands before it and before the next's, as
+ * GNU's do. Both found through PATH as "cat", so the messages agree.
+ */
+static void
+run_merged(const char *cat, const char *env, struct spawn_result *r)
+{
+	char bin[64], link[96], path[128];
+	const char *argv[NSIZES + NTINY + 16], *envv[] = {env, path, NULL};
+	struct spawn s = {0};
+	size_t i;
+	pid_t w;
+
+	snprintf(bin, sizeof bin, "%s/bin", dir);
+	snprintf(link, sizeof link, "%s/cat", bin);
+	(void)unlink(link);
+	(void)mkdir(bin, 0755);
+	ck_assert_int_eq(symlink(cat, link), 0);
+	snprintf(path, sizeof path, "PATH=%s:/usr/bin:/bin", bin);
+	argv[0] = "sh";
+	argv[1] = "-c";
+	argv[2] = "exec cat \"$@\" 2>&1";
+	argv[3] = "sh";
+	for (i = 0; i < nnames; i++)
+		argv[i + 4] = names[i];
+	argv[i + 4] = NULL;
+	put_file("io", "io\n", 3, 0666);
+	s.prog = "/bin/sh";
+	s.argv = argv;
+	s.env = envv;
+	s.in = IN_FILE;
+	s.in_data = "stdin\n";
+	s.in_len = 6;
+	s.out = OUT_PIPE;
+	w = fifo_writer();
+	ck_assert_int_eq(spawn_run(&s, r), 0);
+	kill(w, SIGKILL);
+	waitpid(w, NULL, 0);
+}
+
+START_TEST(interleaved)
+{
+	struct spawn_result ours, gnu;
+	char msg[512];
+
+	if (access(GNU_CAT, X_OK) != 0) {
+		printf("interleaved: skipped, no %s\n", GNU_CAT);
+		return;
+	}
+	setup(_i / NMODES);
+	run_merged(spawn_path("cat"), modes[_i % NMODES], &ours);
+	run_merged(GNU_CAT, NULL, &gnu);
+	ck_assert_msg(lines_check(ours.out, ours.out_len, gnu.out, gnu.out_len,
+				  0, msg, sizeof msg) == 0,
+		      "case %d (%s): %s", _i, modes[_i % NMODES], msg);
+	ck_assert(ours.exited && gnu.exited && ours.status == gnu.status);
+	spawn_free(&ours);
+	spawn_free(&gnu);
+	teardown();
+}
+END_TEST
+
+/*
  * A read or open ahead that fails, or a read that stops short (a file
  * that shrank), hands the file to cat's own path, which reads it well:
  * all bytes, no message. The same fault without reading ahead is cat's
@@ -289,6 +352,7 @@ ahead_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, against_gnu, 0, NMODES * NROTATE * NOUTS);
+	tcase_add_loop_test(tc, interleaved, 0, NMODES * NROTATE);
 	tcase_add_loop_test(tc, faults_ahead, 0, NFAULTS);
 	suite_add_tcase(s, tc);
 	return s;
