@@ -245,13 +245,7 @@ static int run_first = -1, run_last = -1;
 static void
 close_run(void)
 {
-	int fd;
-
-	if (run_first < 0)
-		return;
-	if (close_range((unsigned)run_first, (unsigned)run_last, 0) < 0)
-		for (fd = run_first; fd <= run_last; fd++)
-			close(fd);
+	fio_close_fds(run_first, run_last);
 	run_first = run_last = -1;
 }
 

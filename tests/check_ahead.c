@@ -133,6 +133,30 @@ fifo_writer(void)
 	return pid;
 }
 
+/*
+ * Run s with the operands after argv[0..at), standard input a file, and a
+ * writer waiting at the FIFO.
+ */
+static void
+run_operands(struct spawn *s, const char **argv, size_t at,
+	     struct spawn_result *r)
+{
+	size_t i;
+	pid_t w;
+
+	for (i = 0; i < nnames; i++)
+		argv[at + i] = names[i];
+	argv[at + i] = NULL;
+	s->argv = argv;
+	s->in = IN_FILE;
+	s->in_data = "stdin\n";
+	s->in_len = 6;
+	w = fifo_writer();
+	ck_assert_int_eq(spawn_run(s, r), 0);
+	kill(w, SIGKILL);
+	waitpid(w, NULL, 0);
+}
+
 struct run {
 	struct spawn_result r;
 	char *out;
@@ -144,21 +168,12 @@ run_cat(const char *prog, const char *env, enum out to, struct run *x)
 {
 	const char *argv[NSIZES + NTINY + 10], *envv[] = {env, gcov, NULL};
 	struct spawn s = {0};
-	size_t i;
-	pid_t w;
 	int io;
 
 	argv[0] = "cat";
-	for (i = 0; i < nnames; i++)
-		argv[i + 1] = names[i];
-	argv[i + 1] = NULL;
 	put_file("io", "io\n", 3, 0666);
 	s.prog = prog;
-	s.argv = argv;
 	s.env = envv;
-	s.in = IN_FILE;
-	s.in_data = "stdin\n";
-	s.in_len = 6;
 	/* Root reads every file: the unreadable one needs another user. */
 	s.uid = geteuid() == 0 ? 65534 : 0;
 	io = open("io", O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -168,10 +183,7 @@ run_cat(const char *prog, const char *env, enum out to, struct run *x)
 		: to == TO_NULL ? OUT_DEVNULL
 				: OUT_DEVFULL;
 	s.out_fd = io;
-	w = fifo_writer();
-	ck_assert_int_eq(spawn_run(&s, &x->r), 0);
-	kill(w, SIGKILL);
-	waitpid(w, NULL, 0);
+	run_operands(&s, argv, 1, &x->r);
 	close(io);
 	x->out = x->r.out;
 	x->out_len = x->r.out_len;
@@ -230,8 +242,6 @@ run_merged(const char *cat, const char *env, struct spawn_result *r)
 	char bin[64], link[96], path[128];
 	const char *argv[NSIZES + NTINY + 16], *envv[] = {env, path, NULL};
 	struct spawn s = {0};
-	size_t i;
-	pid_t w;
 
 	snprintf(bin, sizeof bin, "%s/bin", dir);
 	snprintf(link, sizeof link, "%s/cat", bin);
@@ -243,21 +253,11 @@ run_merged(const char *cat, const char *env, struct spawn_result *r)
 	argv[1] = "-c";
 	argv[2] = "exec cat \"$@\" 2>&1";
 	argv[3] = "sh";
-	for (i = 0; i < nnames; i++)
-		argv[i + 4] = names[i];
-	argv[i + 4] = NULL;
 	put_file("io", "io\n", 3, 0666);
 	s.prog = "/bin/sh";
-	s.argv = argv;
 	s.env = envv;
-	s.in = IN_FILE;
-	s.in_data = "stdin\n";
-	s.in_len = 6;
 	s.out = OUT_PIPE;
-	w = fifo_writer();
-	ck_assert_int_eq(spawn_run(&s, r), 0);
-	kill(w, SIGKILL);
-	waitpid(w, NULL, 0);
+	run_operands(&s, argv, 4, r);
 }
 
 START_TEST(interleaved)

@@ -90,16 +90,6 @@ read_one(const struct fio_ahead *a, const char *name, char *data, size_t room,
 	return n == st.st_size ? n : -1;
 }
 
-static void
-close_fds(int lo, int hi)
-{
-	int fd;
-
-	if (lo >= 0 && close_range((unsigned)lo, (unsigned)hi, 0) < 0)
-		for (fd = lo; fd <= hi; fd++)
-			close(fd);
-}
-
 /* Batch b into its slot; descriptors closed in runs, as cat.c does. */
 static void
 read_batch(struct fio_ahead *a, long b)
@@ -122,14 +112,14 @@ read_batch(struct fio_ahead *a, long b)
 		if (fd < 0)
 			continue;
 		if (lo >= 0 && fd != hi + 1) {
-			close_fds(lo, hi);
+			fio_close_fds(lo, hi);
 			lo = -1;
 		}
 		if (lo < 0)
 			lo = fd;
 		hi = fd;
 	}
-	close_fds(lo, hi);
+	fio_close_fds(lo, hi);
 }
 
 /*

@@ -128,6 +128,16 @@ fio_classify_opened(int fd, int open_flags, struct fio_fd *f)
 	return rc;
 }
 
+void
+fio_close_fds(int lo, int hi)
+{
+	int fd;
+
+	if (lo >= 0 && close_range((unsigned)lo, (unsigned)hi, 0) < 0)
+		for (fd = lo; fd <= hi; fd++)
+			close(fd);
+}
+
 const char *
 fio_kind_name(enum fio_kind kind)
 {

@@ -88,6 +88,13 @@ int fio_classify(int fd, struct fio_fd *f);
  */
 int fio_classify_opened(int fd, int open_flags, struct fio_fd *f);
 
+/*
+ * fio_close_fds: close descriptors lo..hi (read-only ones, whose close
+ * reports nothing on Linux) with one close_range(), or one by one where
+ * it is refused. Nothing for lo < 0.
+ */
+void fio_close_fds(int lo, int hi);
+
 /* fio_kind_name: a short lower-case name for a kind ("pipe", "tty", ...). */
 const char *fio_kind_name(enum fio_kind kind);
 
