@@ -1,17 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # smallfiles.sh BUILDDIR [N...]: cat of N tiny files (default 100000 and
-# 500000; seed-style, "hogeK\n") on tmpfs and on a disk file system, into
-# pipebench, wall time, 5 interleaved runs (RUNS): through xargs (about
-# 5,000 files an exec), and with as many operands per exec as ARG_MAX
-# allows. Rows: ours, the peers as native binaries (a wrapper's shell and
-# ld.so would be paid per exec; uutils 0.12 runs through its ld.so, which
-# its glibc needs), and bench/smallfiles.c's four ways to read the files
-# in one process (issue 15: what io_uring batching would gain). Then one
-# exec of `cat` of one tiny file, 1,000 runs (hyperfine), and the
-# 500,000-file case with hyperfine as seed 004 ran it. Prints Markdown
-# (make bench-smallfiles). Environment: RUNS, TMPFS (default /dev/shm),
-# DATA (default /var/tmp/fastio-bench), GNU_HEAD.
+# 500000; seed-style, "hogeK\n") on tmpfs and on a disk file system,
+# into pipebench, wall time, 5 interleaved runs (RUNS): through xargs
+# (its 128 KiB of arguments hold 11,000-12,500 of these names an exec),
+# and with as many operands per exec as ARG_MAX allows. Rows: ours, the
+# peers as native binaries (a wrapper's shell and ld.so would be paid
+# per exec; uutils 0.12 runs through its ld.so, which its glibc needs),
+# and bench/smallfiles.c's four ways to read the files in one process
+# (issue 15: what io_uring batching would gain). Then one exec of `cat`
+# of one tiny file, 1,000 runs (hyperfine), and the 500,000-file case
+# with hyperfine as seed 004 ran it. Prints Markdown (make
+# bench-smallfiles). Environment: RUNS, TMPFS (default /dev/shm), DATA
+# (default /var/tmp/fastio-bench), GNU_HEAD.
 set -eu
 top=$(cd "${1:-.}" && pwd)
 [ $# -gt 0 ] && shift
