@@ -166,7 +166,7 @@ struct run {
 static void
 run_cat(const char *prog, const char *env, enum out to, struct run *x)
 {
-	const char *argv[NSIZES + NTINY + 10], *envv[] = {env, gcov, NULL};
+	const char *argv[NSIZES + NTINY + 10], *envv[] = {gcov, env, NULL};
 	struct spawn s = {0};
 	int io;
 
@@ -240,7 +240,7 @@ static void
 run_merged(const char *cat, const char *env, struct spawn_result *r)
 {
 	char bin[64], link[96], path[128];
-	const char *argv[NSIZES + NTINY + 16], *envv[] = {env, path, NULL};
+	const char *argv[NSIZES + NTINY + 16], *envv[] = {path, env, NULL};
 	struct spawn s = {0};
 
 	snprintf(bin, sizeof bin, "%s/bin", dir);
