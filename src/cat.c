@@ -328,7 +328,7 @@ setup(void)
 	catfmt_init(&fmt, &opt, &obuf,
 		    scan == NULL	      ? CATFMT_SCAN_BEST
 		    : strcmp(scan, "8") == 0  ? CATFMT_SCAN_PORTABLE
-		    : strcmp(scan, "16") == 0 ? CATFMT_SCAN_SSE2
+		    : strcmp(scan, "16") == 0 ? CATFMT_SCAN_GENERAL
 		    : strcmp(scan, "32") == 0 ? CATFMT_SCAN_AVX2
 					      : CATFMT_SCAN_BEST);
 	return 0;

@@ -105,15 +105,17 @@ static void
 rest_portable(struct catfmt *f, const char *begin, const char *p,
 	      const char *end)
 {
-	format_with(scan8, 8, f, begin, p, end);
+	format_with(scan16, 16, f, begin, p, end);
 }
 
-#ifdef __x86_64__
+/* The general loop for everything (CATFMT_SCAN_GENERAL, the tests). */
 static void
-format_sse2(struct catfmt *f, const char *p, const char *end)
+format_general(struct catfmt *f, const char *p, const char *end)
 {
 	format_with(scan16, 16, f, p, p, end);
 }
+
+#ifdef __x86_64__
 
 static __attribute__((target("avx2"))) void
 rest_avx2_lf(struct catfmt *f, const char *begin, const char *p,
@@ -268,9 +270,22 @@ crlf(const struct catfmt *f)
 }
 
 static void
+lines_portable_lf(struct catfmt *f, const char *p, const char *end)
+{
+	lines_with(marks_lf_portable, rest_portable, f, p, end);
+}
+
+static void
 lines_portable(struct catfmt *f, const char *p, const char *end)
 {
 	lines_with(marks_portable, rest_portable, f, p, end);
+}
+
+/* -E alone: the marks are the LFs. */
+static void
+shown_portable_lf(struct catfmt *f, const char *p, const char *end)
+{
+	shown_with(marks_lf_portable, rest_portable, f, p, end, crlf(f));
 }
 
 static void
@@ -282,7 +297,7 @@ shown_portable(struct catfmt *f, const char *p, const char *end)
 static void
 squeeze_portable(struct catfmt *f, const char *p, const char *end)
 {
-	squeeze_with(marks_portable, f, p, end);
+	squeeze_with(marks_lf_portable, f, p, end);
 }
 
 #ifdef __x86_64__
@@ -409,20 +424,20 @@ pick_loop(struct catfmt *f, enum catfmt_scan scan)
 	int number_only = op->number && !op->squeeze && !op->ends &&
 			  !op->tabs && !op->nonprint;
 	int stateless = !op->number && !op->squeeze;
+	int lf_only = !op->tabs && !op->nonprint;
 
 	f->format = squeeze_only  ? squeeze_portable
 		    : number_only ? catnum_portable
-		    : stateless	  ? shown_portable
+		    : stateless	  ? lf_only ? shown_portable_lf : shown_portable
+		    : lf_only	  ? lines_portable_lf
 				  : lines_portable;
-	if (scan == CATFMT_SCAN_PORTABLE)
+	if (scan == CATFMT_SCAN_GENERAL)
+		f->format = format_general;
+	if (scan == CATFMT_SCAN_PORTABLE || scan == CATFMT_SCAN_GENERAL)
 		return;
 #ifdef __x86_64__
 	__builtin_cpu_init();
-	f->format = format_sse2;
-	if (scan == CATFMT_SCAN_SSE2)
-		return;
 	if (__builtin_cpu_supports("avx2")) {
-		int lf_only = !op->tabs && !op->nonprint;
 		int wide = stateless && scan != CATFMT_SCAN_AVX2 && wide_cpu();
 		/* -E without -v stays with shown_with(): see catshow.c. */
 		int shows = stateless && (op->nonprint || !op->ends) && !wide &&
@@ -456,14 +471,10 @@ catfmt_init(struct catfmt *f, const struct cat_options *opt,
 	f->shown['\n'].s[0] = opt->ends ? '$' : '\n';
 	f->shown['\n'].s[1] = '\n';
 	f->shown['\n'].len = opt->ends ? 2 : 1;
-	for (c = 0; c < 256; c++)
-		f->marked[c] = c == '\n' || f->shown[c].len != 1 ||
-			       (unsigned char)f->shown[c].s[0] != c;
 	f->wanted.a = '\n';
 	f->wanted.b = opt->tabs && !opt->nonprint ? '\t' : '\n';
 	f->wanted.d = opt->nonprint ? 0x7f : '\n';
 	f->wanted.below = opt->nonprint ? 0x20 : -128;
-	f->wanted.marked = f->marked;
 	pick_loop(f, scan);
 	catfmt_number_from(f, 1);
 }

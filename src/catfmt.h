@@ -92,17 +92,19 @@ struct catfmt {
 		char s[4];
 		unsigned char len;
 	} shown[256]; /* how each byte shows (-v, -T; an LF for -E) */
-	unsigned char marked[256];     /* bytes the loops must stop at */
 	unsigned char spread[256][16]; /* catshow.c's shuffles */
 	struct wanted wanted;
 	void (*format)(struct catfmt *, const char *, const char *);
 };
 
-/* Scanners catfmt_init may be asked for (FASTIO_CAT_SCAN, the tests). */
+/*
+ * Loops catfmt_init may be asked for (FASTIO_CAT_SCAN, the tests), so that
+ * amd64 runs every loop that some CPU runs.
+ */
 enum catfmt_scan {
 	CATFMT_SCAN_BEST = 0,	  /* AVX-512 or AVX2 where the CPU has it */
-	CATFMT_SCAN_PORTABLE = 8, /* the portable loops */
-	CATFMT_SCAN_SSE2 = 16,	  /* the general SSE2 loop for everything */
+	CATFMT_SCAN_PORTABLE = 8, /* the loops of every other CPU */
+	CATFMT_SCAN_GENERAL = 16, /* the portable general loop for all */
 	CATFMT_SCAN_AVX2 = 32	  /* AVX2's loops also where AVX-512's is */
 };
 

@@ -114,6 +114,54 @@ char *catnum_put_wide(struct catfmt *f, char *d);
  * of cat -n's loop; fc-v669, 2026-11-25); a byte store followed by such a
  * load did the same (20% of cat -n's time, before num_word).
  */
+/*
+ * The counter's words hold their digits in memory's order, so their
+ * arithmetic depends on byte order (WORDS_BIG). A test build with
+ * CATFMT_SWAPPED loads and stores them byte-reversed and takes the other
+ * order's arithmetic, so that amd64 runs s390x's too.
+ */
+#if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) != defined(CATFMT_SWAPPED)
+#define WORDS_BIG 1
+#else
+#define WORDS_BIG 0
+#endif
+
+static inline __attribute__((always_inline)) uint64_t
+word_load(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof w);
+#ifdef CATFMT_SWAPPED
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+static inline __attribute__((always_inline)) void
+word_store(char *p, uint64_t w)
+{
+#ifdef CATFMT_SWAPPED
+	w = __builtin_bswap64(w);
+#endif
+	memcpy(p, &w, sizeof w);
+}
+
+/* numbuf's 16 bytes from num_start to num_word, and back. */
+static inline void
+words_load(struct catfmt *f)
+{
+	f->num_word[0] = word_load(f->num_start);
+	f->num_word[1] = word_load(f->num_start + 8);
+}
+
+static inline void
+words_store(struct catfmt *f)
+{
+	word_store(f->num_start, f->num_word[0]);
+	word_store(f->num_start + 8, f->num_word[1]);
+}
+
 struct counter {
 	uint64_t w0, w1, one0, one1, ten0, ten1;
 	size_t len;
@@ -131,7 +179,7 @@ counter_load(const struct catfmt *f, struct counter *c)
 	c->len = (size_t)(NUM_LAST(f) + 2 - f->num_start);
 	last = c->len - 2;
 	shift = 8 * (unsigned)(last % 8);
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#if WORDS_BIG
 	shift = 56 - shift;
 	c->tens_shift = shift + 8;
 #else
@@ -163,20 +211,24 @@ counter_put(struct catfmt *f, struct counter *c, char *d)
 		counter_load(f, c);
 		return d;
 	}
-	memcpy(d, &c->w0, sizeof c->w0);
-	memcpy(d + sizeof c->w0, &c->w1, sizeof c->w1);
+	word_store(d, c->w0);
+	word_store(d + 8, c->w1);
 	d += c->len;
 	if (++c->ones < 10) {
 		c->w0 += c->one0;
 		c->w1 += c->one1;
 		return d;
 	}
-	tens = (unsigned)((c->one0 ? c->w0 : c->w1) >> c->tens_shift & 0xff);
-	if ((c->ten0 | c->ten1) != 0 && tens - '0' < 9) {
-		c->w0 += c->ten0 - 9 * c->one0;
-		c->w1 += c->ten1 - 9 * c->one1;
-		c->ones = 0;
-		return d;
+	/* Only then is tens_shift inside the word. */
+	if ((c->ten0 | c->ten1) != 0) {
+		tens = (unsigned)((c->one0 ? c->w0 : c->w1) >> c->tens_shift &
+				  0xff);
+		if (tens - '0' < 9) {
+			c->w0 += c->ten0 - 9 * c->one0;
+			c->w1 += c->ten1 - 9 * c->one1;
+			c->ones = 0;
+			return d;
+		}
 	}
 	counter_save(f, c);
 	catnum_carry(f);

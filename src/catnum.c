@@ -15,7 +15,7 @@ catnum_carry(struct catfmt *f)
 {
 	char *d = NUM_LAST(f);
 
-	memcpy(f->num_start, f->num_word, sizeof f->num_word);
+	words_store(f);
 	while (*d == '9')
 		*d-- = '0';
 	if (*d == ' ')
@@ -24,7 +24,7 @@ catnum_carry(struct catfmt *f)
 		(*d)++;
 	if (d < f->num_start)
 		f->num_start = d;
-	memcpy(f->num_word, f->num_start, sizeof f->num_word);
+	words_load(f);
 }
 
 char *
@@ -32,7 +32,7 @@ catnum_put_wide(struct catfmt *f, char *d)
 {
 	size_t len = (size_t)(NUM_LAST(f) + 2 - f->num_start);
 
-	memcpy(f->num_start, f->num_word, sizeof f->num_word);
+	words_store(f);
 	memcpy(d, f->num_start, len);
 	catnum_carry(f);
 	return d + len;
@@ -52,7 +52,7 @@ catfmt_number_from(struct catfmt *f, uint64_t first)
 	for (i = 0; i < n; i++)
 		NUM_LAST(f)[-i] = digits[i];
 	f->num_start = n > 6 ? NUM_LAST(f) + 1 - n : NUM_LAST(f) - 5;
-	memcpy(f->num_word, f->num_start, sizeof f->num_word);
+	words_load(f);
 }
 
 /*

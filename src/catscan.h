@@ -4,10 +4,12 @@
 
 /*
  * The scanners of cat's formatting loops (catfmt.c), always inlined into
- * the loop that uses them so that their constants stay in registers:
- * portable (8 bytes, or a table for 64), SSE2 (16 bytes, every x86-64)
- * and AVX2 (32 and 64 bytes, chosen at run time). Each reads a whole
- * block: the loops are given CATFMT_OVERREAD readable bytes past a buffer.
+ * the loop that uses them so that their constants stay in registers: the
+ * portable ones, which every CPU runs, and AVX2's (32 and 64 bytes,
+ * chosen at run time on x86-64). Each reads a whole block: the loops are
+ * given CATFMT_OVERREAD readable bytes past a buffer. A mark's bit i is
+ * the block's byte i on every CPU: nothing here depends on byte order or
+ * on whether char is signed.
  */
 
 #include <stdint.h>
@@ -17,41 +19,181 @@
  * The formatting loop copies a block of input at a time and asks where
  * the first byte needing work is: LF always, TAB for -T, and for -v every
  * byte below 0x20 or from 0x7f up (shown[] maps TAB and the rest back).
- * The scanners below compare a block with four bytes: equal to a, b or d,
- * or (as a signed byte) below "below", which for -v catches 0x00-0x1f and
- * 0x80-0xff at once and otherwise is -128 and catches nothing.
+ * The scanners compare a block with four bytes: equal to a, b or d, or
+ * (as a signed byte) below "below", which for -v catches 0x00-0x1f and
+ * 0x80-0xff at once and otherwise is -128 and catches nothing. Signed
+ * char, not char: char is unsigned on arm64, armhf, ppc64el and s390x.
  */
 struct wanted {
-	char a, b, d, below;
-	const unsigned char *marked; /* the portable marks: 1 for each */
+	unsigned char a, b, d;
+	signed char below;
 };
 
-/*
- * Portable scanner: 8 bytes with the usual bit tricks. The lowest flagged
- * byte is always a true one: a borrow only travels upwards from a byte
- * that is flagged itself.
- */
 #define ONES ((uint64_t)0x0101010101010101u)
+
+/*
+ * A mark of 8 bits from 8 bytes that are each 0 or 0xff, as the 8 bytes
+ * at m hold them: keep bit i of byte i, then add the bytes (their sum is
+ * under 256, so the multiplication by ONES gathers it in the top byte
+ * without a carry). A sum does not care in which order a word holds its
+ * bytes.
+ */
 static inline __attribute__((always_inline)) uint64_t
-zero_byte(uint64_t x)
+mark8(const void *m)
 {
-	return (x - ONES) & ~x;
+	static const unsigned char bit[8] = {1, 2, 4, 8, 16, 32, 64, 128};
+	uint64_t x, w;
+
+	memcpy(&x, m, 8);
+	memcpy(&w, bit, 8);
+	return (x & w) * ONES >> 56;
 }
 
-static inline __attribute__((always_inline)) unsigned
-scan8(const char *p, char *d, const struct wanted *w)
+/*
+ * Portable scanners. Where the compiler targets a vector unit (SSE2,
+ * NEON, AltiVec/VSX, z/Architecture's vector facility), GCC's generic
+ * vectors of 16 bytes; elsewhere (Debian's i386, armel, armhf, mips64el
+ * and s390x baselines have none) the same tests on words of 8 bytes, which
+ * a compiler would otherwise split into one test a byte. CATSCAN_WORDS
+ * takes the words everywhere (a test build, so that amd64 runs them too).
+ */
+#if !defined(CATSCAN_WORDS) && (defined(__SSE2__) || defined(__ARM_NEON) ||    \
+				defined(__ALTIVEC__) || defined(__VX__))
+typedef signed char bytes16 __attribute__((vector_size(16)));
+
+static inline __attribute__((always_inline)) bytes16
+splat16(signed char c)
 {
-	uint64_t x, m, below = ONES * (unsigned char)w->below;
+	bytes16 v = {c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c};
+
+	return v;
+}
+
+/* 16 bytes at p: 0xff where a byte is wanted, else 0. */
+static inline __attribute__((always_inline)) bytes16
+wanted16(const char *p, const struct wanted *w)
+{
+	bytes16 x, m;
+
+	memcpy(&x, p, 16);
+	m = (x == splat16((signed char)w->a)) |
+	    (x == splat16((signed char)w->b)) |
+	    (x == splat16((signed char)w->d));
+	if (w->below != -128)
+		m |= x < splat16(w->below);
+	return m;
+}
+
+static inline __attribute__((always_inline)) bytes16
+lf16(const char *p)
+{
+	bytes16 x;
+
+	memcpy(&x, p, 16);
+	return x == splat16('\n');
+}
+
+/* Bit i for byte i of the 16 that are 0 or 0xff. */
+static inline __attribute__((always_inline)) uint64_t
+mark16(bytes16 m)
+{
+	return mark8(&m) | mark8((const char *)&m + 8) << 8;
+}
+
+static inline __attribute__((always_inline)) uint64_t
+marks16(const char *p, const struct wanted *w)
+{
+	return mark16(wanted16(p, w));
+}
+
+static inline __attribute__((always_inline)) uint64_t
+marks16_lf(const char *p)
+{
+	return mark16(lf16(p));
+}
+#else
+/*
+ * Words: a byte's test sets its top bit, exactly, with no carry or borrow
+ * from one byte into the next (each sum stays under 0x100).
+ */
+#define LOW7 (ONES * 0x7f)
+
+/* Top bit set where the byte is not c. */
+static inline __attribute__((always_inline)) uint64_t
+other_than(uint64_t x, unsigned char c)
+{
+	uint64_t t = x ^ ONES * c;
+
+	return ((t & LOW7) + LOW7) | t;
+}
+
+/* 0xff for each byte of x whose top bit is clear in keep, else 0. */
+static inline __attribute__((always_inline)) uint64_t
+spread(uint64_t keep)
+{
+	return (~keep >> 7 & ONES) * 0xff;
+}
+
+static inline __attribute__((always_inline)) uint64_t
+wanted8(const char *p, const struct wanted *w)
+{
+	uint64_t x, keep;
 
 	memcpy(&x, p, 8);
-	memcpy(d, &x, 8);
-	m = zero_byte(x ^ (ONES * (unsigned char)w->a)) |
-	    zero_byte(x ^ (ONES * (unsigned char)w->b)) |
-	    zero_byte(x ^ (ONES * (unsigned char)w->d));
+	keep = other_than(x, w->a) & other_than(x, w->b) & other_than(x, w->d);
+	/* Not below: its low 7 bits reach below, and its top bit is clear. */
 	if (w->below != -128)
-		m |= ((x - below) & ~x) | x;
-	m &= ONES << 7;
-	return m != 0 ? (unsigned)__builtin_ctzll(m) >> 3 : 8;
+		keep &=
+		    ((x & LOW7) + ONES * (unsigned char)(0x80 - w->below)) & ~x;
+	return spread(keep);
+}
+
+static inline __attribute__((always_inline)) uint64_t
+marks16(const char *p, const struct wanted *w)
+{
+	uint64_t lo = wanted8(p, w), hi = wanted8(p + 8, w);
+
+	return mark8(&lo) | mark8(&hi) << 8;
+}
+
+static inline __attribute__((always_inline)) uint64_t
+marks16_lf(const char *p)
+{
+	uint64_t lo, hi;
+
+	memcpy(&lo, p, 8);
+	memcpy(&hi, p + 8, 8);
+	lo = spread(other_than(lo, '\n'));
+	hi = spread(other_than(hi, '\n'));
+	return mark8(&lo) | mark8(&hi) << 8;
+}
+#endif
+
+/* The general loop's portable scanner: copy 16 bytes, find the first. */
+static inline __attribute__((always_inline)) unsigned
+scan16(const char *p, char *d, const struct wanted *w)
+{
+	uint64_t m = marks16(p, w);
+
+	memcpy(d, p, 16);
+	return (unsigned)__builtin_ctzll(m | 1u << 16);
+}
+
+/* Marks of 64 bytes: bit i set when byte i of p is one the loops want. */
+static inline __attribute__((always_inline)) uint64_t
+marks_portable(const char *p, const struct wanted *w)
+{
+	return marks16(p, w) | marks16(p + 16, w) << 16 |
+	       marks16(p + 32, w) << 32 | marks16(p + 48, w) << 48;
+}
+
+/* When only LF needs work (-n, -b, -s, -E). */
+static inline __attribute__((always_inline)) uint64_t
+marks_lf_portable(const char *p, const struct wanted *w)
+{
+	(void)w;
+	return marks16_lf(p) | marks16_lf(p + 16) << 16 |
+	       marks16_lf(p + 32) << 32 | marks16_lf(p + 48) << 48;
 }
 
 /*
@@ -65,37 +207,8 @@ copy64_portable(char *d, const char *s)
 	memcpy(d + 32, s + 32, 32);
 }
 
-/* Portable marks: one table lookup a byte. */
-static inline __attribute__((always_inline)) uint64_t
-marks_portable(const char *p, const struct wanted *w)
-{
-	uint64_t m = 0;
-	unsigned i;
-
-	for (i = 0; i < 64; i++)
-		m |= (uint64_t)w->marked[(unsigned char)p[i]] << i;
-	return m;
-}
-
 #ifdef __x86_64__
 #include <immintrin.h>
-
-/* x86-64 always has SSE2: 16 bytes. */
-static inline __attribute__((always_inline)) unsigned
-scan16(const char *p, char *d, const struct wanted *w)
-{
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-	__m128i m;
-
-	_mm_storeu_si128((__m128i *)(void *)d, v);
-	m = _mm_or_si128(
-	    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(w->a)),
-			 _mm_cmpeq_epi8(v, _mm_set1_epi8(w->b))),
-	    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(w->d)),
-			 _mm_cmplt_epi8(v, _mm_set1_epi8(w->below))));
-	return (unsigned)__builtin_ctz((unsigned)_mm_movemask_epi8(m) |
-				       1u << 16);
-}
 
 /*
  * Marks: bit i set when byte i of p is one the loops must stop at (see

@@ -102,7 +102,7 @@ static const struct {
     {NULL, "FASTIO_DISABLE=all"}, /* read()/write() */
     {"-n", NULL},		  /* formatting, the 64-byte loop */
     {"-n", "FASTIO_CAT_SCAN=8"},  /* the portable loops */
-    {"-v", "FASTIO_CAT_SCAN=16"}, /* the general SSE2 loop */
+    {"-v", "FASTIO_CAT_SCAN=16"}, /* the general loop */
 };
 #define NREADERS (int)(sizeof readers / sizeof readers[0])
 

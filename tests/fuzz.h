@@ -19,7 +19,7 @@ struct cat_opts {
 	int n, b, s, E, T, v;
 };
 
-/* scan: 8 (portable loops), 16 (SSE2 loop) or 0 (the best for the CPU). */
+/* scan: 8 (portable loops), 16 (the general loop), 32 (AVX2) or 0 (best). */
 struct cat_run {
 	struct cat_opts opt;
 	int scan;
