@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
@@ -15,7 +16,7 @@
  * procfs and most pseudo filesystems say 0, sysfs says 4096, FUSE says what
  * the daemon likes. Numbers from <linux/magic.h> and fuse(4).
  */
-static const unsigned long pseudo_fs_magic[] = {
+static const uint32_t pseudo_fs_magic[] = {
     0x9fa0,	/* procfs */
     0x62656572, /* sysfs */
     0x64626720, /* debugfs */
@@ -37,7 +38,9 @@ on_pseudo_fs(int fd)
 	if (fstatfs(fd, &sfs) < 0)
 		return 0;
 	for (i = 0; i < sizeof pseudo_fs_magic / sizeof pseudo_fs_magic[0]; i++)
-		if ((unsigned long)sfs.f_type == pseudo_fs_magic[i])
+		/* f_type is a signed int on some 32-bit ABIs and s390x's is
+		 * unsigned: the magic is its low 32 bits everywhere. */
+		if ((uint32_t)sfs.f_type == pseudo_fs_magic[i])
 			return 1;
 	return 0;
 }
@@ -133,9 +136,14 @@ fio_close_fds(int lo, int hi)
 {
 	int fd;
 
-	if (lo >= 0 && close_range((unsigned)lo, (unsigned)hi, 0) < 0)
-		for (fd = lo; fd <= hi; fd++)
-			close(fd);
+	if (lo < 0)
+		return;
+#ifdef HAVE_CLOSE_RANGE
+	if (close_range((unsigned)lo, (unsigned)hi, 0) == 0)
+		return;
+#endif
+	for (fd = lo; fd <= hi; fd++)
+		close(fd);
 }
 
 const char *

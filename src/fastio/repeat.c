@@ -156,9 +156,10 @@ realign(struct repeat *r)
 static size_t
 slot_bytes(const struct repeat *r)
 {
-	size_t n = (FIO_HOT_PAGE - FIO_SLOT_SHORT) / r->len * r->len;
+	size_t page = fio_page_size();
+	size_t n = (page - FIO_SLOT_SHORT) / r->len * r->len;
 
-	return n ? n : FIO_HOT_PAGE / r->len * r->len;
+	return n ? n : page / r->len * r->len;
 }
 
 static size_t
@@ -167,7 +168,7 @@ fill_pages(struct repeat *r, int fd, size_t cap)
 	size_t slot = slot_bytes(r), slots, content = 0;
 
 	cap = cap < r->bufsize ? cap : r->bufsize;
-	slots = cap / FIO_HOT_PAGE;
+	slots = cap / fio_page_size();
 	if (slot == 0) { /* a pattern longer than a page */
 		slot = cap / r->len * r->len;
 		slots = 1;

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fastio.h"
 #include "sys.h"
@@ -26,6 +27,7 @@ static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
 
 /* The library's only mutable state; fio_reset() restores it for tests. */
 static unsigned disabled, forced;
+static size_t page; /* FASTIO_PAGE_SIZE's, or 0: the kernel's */
 
 const char *
 fio_strategy_name(enum fio_strategy s)
@@ -63,6 +65,40 @@ void
 fio_reset(void)
 {
 	disabled = forced = 0;
+	page = 0;
+}
+
+size_t
+fio_page_size(void)
+{
+	long n;
+
+	if (page != 0)
+		return page;
+	n = sysconf(_SC_PAGESIZE);
+	return n > 0 ? (size_t)n : 4096;
+}
+
+/*
+ * FASTIO_PAGE_SIZE: a power of two from 4 KiB to 1 MiB that the tee
+ * sources take for the kernel's page size, so that a 4 KiB kernel runs
+ * their arithmetic for the 64 KiB pages of ppc64el and some arm64
+ * kernels (the stream stays exact either way; only its layout in the
+ * pipe's slots changes).
+ */
+static int
+set_page(const char *text)
+{
+	char *end;
+	unsigned long n = strtoul(text, &end, 10);
+
+	if (*end != '\0' || n < 4096 || n > ((unsigned long)1 << 20) ||
+	    (n & (n - 1)) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	page = (size_t)n;
+	return 0;
 }
 
 static int
@@ -113,9 +149,12 @@ fio_init(void)
 {
 	const char *list = getenv("FASTIO_DISABLE");
 	const char *force = getenv("FASTIO_FORCE");
+	const char *size = getenv("FASTIO_PAGE_SIZE");
 	int rc = list ? fio_disable(list) : 0;
 
 	if (force != NULL && set_list(&forced, force) < 0)
+		rc = -1;
+	if (size != NULL && set_page(size) < 0)
 		rc = -1;
 	return rc;
 }

@@ -60,4 +60,11 @@ int fio_vote_count(struct fio_vote *v, int aye);
  */
 int fio_two_cpus(void);
 
+/*
+ * The size of a page, and so of what one slot of a pipe holds: the
+ * kernel's (4 KiB on x86, s390x and armhf; 64 KiB on ppc64el and some
+ * arm64 kernels), or FASTIO_PAGE_SIZE's (strategy.c).
+ */
+size_t fio_page_size(void);
+
 #endif

@@ -233,7 +233,6 @@
 #define FIO_HOT_PROBE 32u
 #endif
 #define FIO_HOT_BITE 3u
-#define FIO_HOT_PAGE ((size_t)4096) /* a pipe slot's page on x86-64 */
 
 /*
  * Bytes a slot of either tee source holds less than a page. With full
