@@ -16,7 +16,7 @@
 #include "spawn.h"
 
 static const enum catfmt_scan scans[] = {CATFMT_SCAN_BEST, CATFMT_SCAN_PORTABLE,
-					 CATFMT_SCAN_SSE2, CATFMT_SCAN_AVX2};
+					 CATFMT_SCAN_GENERAL, CATFMT_SCAN_AVX2};
 #define NSCANS 4
 
 /*
@@ -341,6 +341,31 @@ START_TEST(shown_agree)
 }
 END_TEST
 
+/*
+ * catwide.c's loop runs only where the CPU has AVX-512 VBMI2: there the
+ * best loop (scans[0]) is it, and the needs build runs the known outputs
+ * and the cuts through it again, on its own, so that a machine without
+ * it says so.
+ */
+static const char *
+need_avx512(void)
+{
+#ifdef __x86_64__
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512bw") &&
+	    __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("avx512vbmi2") &&
+	    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
+		return NULL;
+	return "this CPU lacks AVX-512 VBMI2: catwide.c's loop cannot run";
+#else
+	return "not x86-64: there is no AVX-512 loop";
+#endif
+}
+
+static spawn_need *const avx512[] = {need_avx512, NULL};
+
 static Suite *
 catfmt_suite(void)
 {
@@ -355,6 +380,8 @@ catfmt_suite(void)
 	tcase_add_loop_test(tc, final_cr, 0, NSCANS);
 	tcase_add_loop_test(tc, shown_agree, 0, 7 * 4);
 	suite_add_tcase(s, tc);
+	suite_add_needing(s, "avx512", known_outputs, NKNOWN, avx512);
+	suite_add_needing(s, "avx512_cuts", any_cut, NKNOWN, avx512);
 	return s;
 }
 

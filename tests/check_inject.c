@@ -975,6 +975,8 @@ START_TEST(strace_witness)
 }
 END_TEST
 
+static spawn_need *const strace[] = {spawn_need_strace, NULL};
+
 static Suite *
 inject_suite(void)
 {
@@ -995,7 +997,7 @@ inject_suite(void)
 	tcase_add_loop_test(tc, nonblocking, 0, 9);
 	tcase_add_loop_test(tc, signal_storm, 0, 7);
 	suite_add_tcase(s, tc);
-	suite_add_strace_case(s, "strace", strace_witness, NWITNESSES);
+	suite_add_needing(s, "strace", strace_witness, NWITNESSES, strace);
 	return s;
 }
 

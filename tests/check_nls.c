@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spawn.h"
@@ -24,7 +25,12 @@
 #define GNU_LOCALEDIR ""
 #endif
 
-static char locpath[PATH_MAX], infile[PATH_MAX];
+/*
+ * Compiled locales hold numbers in the byte order of the libc that made
+ * them: GNU's programs read locpath (this machine's order), ours ourpath
+ * (our build's, which differs when it runs under qemu-user for s390x).
+ */
+static char locpath[PATH_MAX], ourpath[PATH_MAX + 8], infile[PATH_MAX];
 static const char *const locales[] = {"de_DE.UTF-8", "fr_FR.UTF-8"};
 
 /* A case: a program's arguments and the kind of its stdout. "@" is a
@@ -62,7 +68,8 @@ static const struct {
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
 static void
-run(const char *exe, int c, const char *locale, struct spawn_result *r)
+run(const char *exe, const char *where, int c, const char *locale,
+    struct spawn_result *r)
 {
 	char lp[PATH_MAX + 16], lang[64], fenv[PATH_MAX + 8],
 	    script[PATH_MAX + 256];
@@ -72,7 +79,7 @@ run(const char *exe, int c, const char *locale, struct spawn_result *r)
 	struct spawn s = {0};
 	int n = 1, i;
 
-	snprintf(lp, sizeof lp, "LOCPATH=%s", locpath);
+	snprintf(lp, sizeof lp, "LOCPATH=%s", where);
 	snprintf(lang, sizeof lang, "LANG=%s", locale);
 	snprintf(fenv, sizeof fenv, "F=%s", infile);
 	s.env = env;
@@ -110,8 +117,8 @@ START_TEST(as_gnu)
 	struct spawn_result ours, theirs;
 
 	snprintf(gnu, sizeof gnu, "/usr/bin/%s", cases[c].prog);
-	run(spawn_path(cases[c].prog), c, locale, &ours);
-	run(gnu, c, locale, &theirs);
+	run(spawn_path(cases[c].prog), ourpath, c, locale, &ours);
+	run(gnu, locpath, c, locale, &theirs);
 	ck_assert_msg(strcmp(ours.err, theirs.err) == 0,
 		      "%s, case %d: ours '%s', GNU's '%s'", locale, c, ours.err,
 		      theirs.err);
@@ -132,7 +139,7 @@ END_TEST
 static int
 make_locales(const char **why)
 {
-	char cmd[PATH_MAX + 128];
+	char cmd[3 * PATH_MAX + 128];
 	size_t i;
 
 	if (!ENABLE_NLS) {
@@ -155,10 +162,20 @@ make_locales(const char **why)
 		*why = "no temporary directory";
 		return -1;
 	}
+	snprintf(ourpath, sizeof ourpath, "%s/ours", locpath);
+	if (mkdir(ourpath, 0755) != 0) {
+		*why = "no temporary directory";
+		return -1;
+	}
 	for (i = 0; i < sizeof locales / sizeof locales[0]; i++) {
 		snprintf(cmd, sizeof cmd,
-			 "localedef -i %.5s -f UTF-8 %s/%s >/dev/null 2>&1",
-			 locales[i], locpath, locales[i]);
+			 "localedef -i %.5s -f UTF-8 %s/%s >/dev/null 2>&1 && "
+			 "localedef --%s-endian -i %.5s -f UTF-8 %s/%s "
+			 ">/dev/null 2>&1",
+			 locales[i], locpath, locales[i],
+			 __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? "big"
+								: "little",
+			 locales[i], ourpath, locales[i]);
 		if (system(cmd) != 0) {
 			*why = "localedef failed";
 			return -1;

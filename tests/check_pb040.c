@@ -225,7 +225,7 @@ START_TEST(against_040)
 	const struct pbcase *c = &cases[_i];
 	char *ours, *ours_status, *theirs, *theirs_status, *want,
 	    *want_status = NULL, what[160];
-	int have040 = access(PB040, X_OK) == 0;
+	int have040 = access(PB040, X_OK) == 0 && spawn_need_native() == NULL;
 
 	describe(what, sizeof what, c);
 	ours = run_case("pipebench", c, &ours_status);
@@ -293,10 +293,12 @@ pb040_suite(void)
 	TCase *tc = tcase_create("pb040");
 
 	make_cases();
-	if (access(PB040, X_OK) != 0)
-		printf("check_pb040: no %s: ours against the committed "
+	/* Under qemu-user 0.40 is this machine's program, which cannot
+	 * preload the fakeio.so built for ours. */
+	if (access(PB040, X_OK) != 0 || spawn_need_native() != NULL)
+		printf("check_pb040: %s: ours against the committed "
 		       "goldens only\n",
-		       PB040);
+		       spawn_need_native() ? spawn_need_native() : "no " PB040);
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, against_040, 0, ncases);
 	tcase_add_test(tc, usage_040);

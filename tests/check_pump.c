@@ -462,8 +462,7 @@ START_TEST(bite_vote)
 	fio_reset();
 	if (bite_votes[_i].disable != NULL)
 		fio_disable(bite_votes[_i].disable);
-	if (spawn_mib_pipe(p, "bite_vote") < 0)
-		return;
+	spawn_mib_pipe(p);
 	first = vote_file(VOTE_FIRST, 0);
 	second = vote_file(VOTE_SECOND, VOTE_FIRST);
 	pid = fork();

@@ -212,13 +212,15 @@ valgrind_suite(void)
 int
 main(void)
 {
-#ifdef FIO_SANITIZED
-	const int sanitized = 1; /* valgrind cannot run sanitized programs */
-#else
-	const int sanitized = 0;
-#endif
+	const char *why = spawn_need_unsanitized();
 
-	if (sanitized || access(VALGRIND, X_OK) != 0)
+	if (why == NULL && access(VALGRIND, X_OK) != 0)
+		why = "no " VALGRIND;
+	if (why == NULL)
+		why = spawn_need_native();
+	if (why != NULL) {
+		printf("check_valgrind: skipped: %s\n", why);
 		return 77;
+	}
 	return suite_main(valgrind_suite());
 }

@@ -9,7 +9,6 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +21,6 @@
 #include "spawn.h"
 
 #define CAP ((size_t)256 << 10)
-
-static int
-two_cpus(const char *test)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2)
-		return 1;
-	printf("%s: one CPU, the thread never starts: skipped\n", test);
-	return 0;
-}
 
 static void
 force(const char *disable, const char *force)
@@ -100,7 +88,8 @@ check_file(int fd, uint64_t len)
  * Where the thread may start: never into /dev/null, never with
  * FASTIO_DISABLE=thread; into a file once FIO_WRITER_START bytes went
  * out, and only for bulk; at the first put when forced. Every byte in
- * order.
+ * order. The last ONE_CPU entries start the thread, which needs two CPUs
+ * (start_rule_two).
  */
 static const struct {
 	const char *disable, *force;
@@ -109,55 +98,67 @@ static const struct {
 } starts[] = {
     {NULL, NULL, 1, 1, FIO_WRITER_ONE_NOW, FIO_WRITER_ONE_NOW},
     {"thread", NULL, 0, 1, FIO_WRITER_ONE_NOW, FIO_WRITER_ONE_NOW},
-    {NULL, NULL, 0, 1, FIO_WRITER_ONE, FIO_WRITER_TWO},
     {NULL, NULL, 0, 0, FIO_WRITER_ONE, FIO_WRITER_ONE},
-    {NULL, "thread", 0, 1, FIO_WRITER_ONE, FIO_WRITER_TWO},
     {"thread", "thread", 0, 1, FIO_WRITER_ONE_NOW, FIO_WRITER_ONE_NOW},
+    {NULL, NULL, 0, 1, FIO_WRITER_ONE, FIO_WRITER_TWO},
+    {NULL, "thread", 0, 1, FIO_WRITER_ONE, FIO_WRITER_TWO},
 };
+#define NSTARTS (int)(sizeof starts / sizeof starts[0])
+#define ONE_CPU 4
 
-START_TEST(start_rule)
+static void
+start_case(int i)
 {
 	int fd = spawn_temp_fd(NULL, 0);
 	struct fio_fd out;
 	struct fio_writer w;
 	char *buf = fio_buffer_alloc(CAP);
 	uint64_t at = 0, before;
-	int forced = starts[_i].force && !starts[_i].disable;
+	int forced = starts[i].force && !starts[i].disable;
 
-	if (starts[_i].after_start == FIO_WRITER_TWO && !two_cpus("start_rule"))
-		return;
-	force(starts[_i].disable, starts[_i].force);
-	if (starts[_i].devnull) {
+	force(starts[i].disable, starts[i].force);
+	if (starts[i].devnull) {
 		close(fd);
 		fd = open("/dev/null", O_WRONLY);
 	}
 	ck_assert_int_eq(fio_classify(fd, &out), 0);
 	fio_writer_init(&w, &out, buf, CAP);
-	ck_assert_int_eq(w.state, starts[_i].at_init);
+	ck_assert_int_eq(w.state, starts[i].at_init);
 	/* Small puts first: the forced thread starts at the first. */
-	buf = put(&w, buf, 1, starts[_i].bulk, &at);
-	buf = put(&w, buf, 0, starts[_i].bulk, &at);
-	ck_assert_int_eq(w.state, forced ? FIO_WRITER_TWO : starts[_i].at_init);
+	buf = put(&w, buf, 1, starts[i].bulk, &at);
+	buf = put(&w, buf, 0, starts[i].bulk, &at);
+	ck_assert_int_eq(w.state, forced ? FIO_WRITER_TWO : starts[i].at_init);
 	while (at + CAP < FIO_WRITER_START) {
 		ck_assert_ptr_nonnull(
-		    buf = put(&w, buf, CAP, starts[_i].bulk, &at));
+		    buf = put(&w, buf, CAP, starts[i].bulk, &at));
 		if (!forced)
-			ck_assert_int_eq(w.state, starts[_i].at_init);
+			ck_assert_int_eq(w.state, starts[i].at_init);
 	}
 	before = at;
 	while (at < before + 8 * CAP)
 		ck_assert_ptr_nonnull(
-		    buf = put(&w, buf, CAP, starts[_i].bulk, &at));
-	ck_assert_int_eq(w.state, starts[_i].after_start);
+		    buf = put(&w, buf, CAP, starts[i].bulk, &at));
+	ck_assert_int_eq(w.state, starts[i].after_start);
 	/* A put that is not bulk writes all that waits, then its own. */
 	ck_assert_ptr_nonnull(buf = put(&w, buf, 100, 0, &at));
-	ck_assert_ptr_nonnull(buf = put(&w, buf, CAP, starts[_i].bulk, &at));
+	ck_assert_ptr_nonnull(buf = put(&w, buf, CAP, starts[i].bulk, &at));
 	ck_assert_int_eq(fio_writer_drain(&w), 0);
-	if (!starts[_i].devnull)
+	if (!starts[i].devnull)
 		check_file(fd, at);
 	ck_assert_int_eq(fio_writer_end(&w), 0);
 	close(fd);
 	fio_reset();
+}
+
+START_TEST(start_rule)
+{
+	start_case(_i);
+}
+END_TEST
+
+START_TEST(start_rule_two)
+{
+	start_case(ONE_CPU + _i);
 }
 END_TEST
 
@@ -205,8 +206,7 @@ START_TEST(vote_stops)
 	int p[2], status;
 	pid_t pid;
 
-	if (!two_cpus("vote_stops") || spawn_mib_pipe(p, "vote_stops") < 0)
-		return;
+	spawn_mib_pipe(p);
 	force(NULL, forced ? "thread" : NULL);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -320,6 +320,8 @@ START_TEST(sigpipe_kills)
 }
 END_TEST
 
+static spawn_need *const two[] = {spawn_need_two_cpus, NULL};
+
 static Suite *
 writer_suite(void)
 {
@@ -327,23 +329,17 @@ writer_suite(void)
 	TCase *tc = tcase_create("writer");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, start_rule, 0,
-			    (int)(sizeof starts / sizeof starts[0]));
-	tcase_add_loop_test(tc, vote_stops, 0, 2);
+	tcase_add_loop_test(tc, start_rule, 0, ONE_CPU);
 	tcase_add_loop_test(tc, write_error, 0, 2);
 	tcase_add_test(tc, sigpipe_kills);
 	suite_add_tcase(s, tc);
+	suite_add_needing(s, "two", start_rule_two, NSTARTS - ONE_CPU, two);
+	suite_add_needing(s, "vote", vote_stops, 2, two);
 	return s;
 }
 
 int
 main(void)
 {
-	SRunner *sr = srunner_create(writer_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return suite_main(writer_suite());
 }

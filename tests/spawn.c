@@ -7,6 +7,7 @@
 #include <linux/close_range.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -727,16 +728,16 @@ spawn_temp_fd(const char *data, int flags)
 	return fd;
 }
 
-int
-spawn_mib_pipe(int p[2], const char *test)
+void
+spawn_mib_pipe(int p[2])
 {
+	int size;
+
 	ck_assert_int_eq(pipe(p), 0);
-	if (fcntl(p[1], F_SETPIPE_SZ, 1 << 20) == 1 << 20)
-		return 0;
-	printf("%s: no 1 MiB pipe (quota), skipped\n", test);
-	close(p[0]);
-	close(p[1]);
-	return -1;
+	size = fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	ck_assert_msg(size == 1 << 20,
+		      "a pipe of 1 MiB refused (%s): the suite runs as root",
+		      size < 0 ? strerror(errno) : "smaller");
 }
 
 ssize_t
@@ -895,32 +896,124 @@ lines_check(const char *got, size_t got_len, const char *want, size_t want_len,
 	return 1;
 }
 
+#ifdef SPAWN_NEEDS
+/* The cases added, and the first need this machine lacks. */
+static int needy_cases;
+static const char *needy_missing;
+#endif
+
 int
 suite_main(Suite *s)
 {
 	SRunner *sr = srunner_create(s);
 	int failed;
 
+#ifdef SPAWN_NEEDS
+	if (needy_missing != NULL || needy_cases == 0) {
+		printf("%s: skipped: %s\n", program_invocation_short_name,
+		       needy_missing ? needy_missing
+				     : "no case needs anything");
+		srunner_free(sr);
+		return 77;
+	}
+#endif
 	/* A program that exits before reading all its input must not kill
 	 * the test feeding it; the children get SIGPIPE back (child()). */
 	signal(SIGPIPE, SIG_IGN);
+#ifdef SPAWN_NEEDS
+	srunner_run_tagged(sr, NULL, NULL, "needs", NULL, CK_NORMAL);
+#else
 	srunner_run_all(sr, CK_NORMAL);
+#endif
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-void
-suite_add_strace_case(Suite *s, const char *name, const TTest *test, int n)
+const char *
+spawn_need_native(void)
 {
+	const char *e = getenv("FIO_EMULATED");
+
+	return e != NULL && *e != '\0'
+		   ? "the programs run under qemu-user (FIO_EMULATED)"
+		   : NULL;
+}
+
+const char *
+spawn_need_strace(void)
+{
+	if (access(SPAWN_STRACE, X_OK) != 0)
+		return "no " SPAWN_STRACE;
+	return spawn_need_native();
+}
+
+const char *
+spawn_need_gnu_cat(void)
+{
+	static char why[64];
+	const char *argv[] = {"cat", "--version", NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	int gnu;
+
+	if (access("/usr/bin/cat", X_OK) != 0)
+		return "no /usr/bin/cat";
+	s.prog = "/usr/bin/cat";
+	s.argv = argv;
+	s.out = OUT_PIPE;
+	if (spawn_run(&s, &r) != 0)
+		return "/usr/bin/cat --version did not run";
+	gnu = strstr(r.out, "GNU coreutils") != NULL;
+	spawn_free(&r);
+	if (gnu)
+		return NULL;
+	snprintf(why, sizeof why, "/usr/bin/cat is not GNU's");
+	return why;
+}
+
+const char *
+spawn_need_two_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2)
+		return NULL;
+	return "one CPU: a second thread never starts";
+}
+
+const char *
+spawn_need_unsanitized(void)
+{
+#ifdef FIO_SANITIZED
+	return "a sanitizer build: shadow memory in the RSS, terabytes "
+	       "of address space reserved";
+#else
+	return NULL;
+#endif
+}
+
+void
+suite_add_needing(Suite *s, const char *name, const TTest *test, int n,
+		  spawn_need *const *needs)
+{
+#ifdef SPAWN_NEEDS
 	TCase *tc;
 
-	if (access(SPAWN_STRACE, X_OK) != 0) {
-		printf("no %s: test case %s left out\n", SPAWN_STRACE, name);
-		return;
-	}
+	for (; *needs != NULL; needs++)
+		if (needy_missing == NULL)
+			needy_missing = (*needs)();
+	needy_cases++;
 	tc = tcase_create(name);
+	tcase_set_tags(tc, "needs");
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test, 0, n);
 	suite_add_tcase(s, tc);
+#else
+	(void)s;
+	(void)name;
+	(void)test;
+	(void)n;
+	(void)needs;
+#endif
 }

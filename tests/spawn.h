@@ -110,11 +110,10 @@ char *spawn_temp_path(const char *data, size_t len);
 int spawn_temp_fd(const char *data, int flags);
 
 /*
- * A new pipe grown to 1 MiB, for the votes' readers: 0, or -1 with the
- * pipe closed and a line saying test is skipped, when the user's pipe
- * quota refuses the size.
+ * A new pipe grown to 1 MiB, for the votes' readers; the test fails if
+ * the size is refused (the suites run as root, above any pipe quota).
  */
-int spawn_mib_pipe(int p[2], const char *test);
+void spawn_mib_pipe(int p[2]);
 
 /*
  * For the votes' readers: wait until the pipe fd holds at least bytes. A
@@ -139,17 +138,45 @@ unsigned long spawn_version_needs(const char *prog);
 int lines_check(const char *got, size_t got_len, const char *want,
 		size_t want_len, int repeat, char *msg, size_t msg_size);
 
-/* Run a suite with Check's usual output; the exit status for automake. */
+/*
+ * Run a suite with Check's usual output; the exit status for automake:
+ * 77 in a needs build (below) whose cases cannot run here, after a line
+ * saying why.
+ */
 int suite_main(Suite *s);
 
 /* Where the tests that use strace as a witness find it. */
 #define SPAWN_STRACE "/usr/bin/strace"
 
 /*
- * Add a test case named name that loops test over [0, n) to s, with a
- * timeout of 60 s, if strace is installed; else say that it is left out.
+ * What a test case may need of the machine: each returns NULL where it
+ * has it, else the reason it does not.
+ *   spawn_need_native: the programs run on this CPU, not under qemu-user
+ *     (FIO_EMULATED, set by tests/cross.sh): only then are a child's
+ *     peak RSS, its syscalls under strace and valgrind its own.
+ *   spawn_need_strace: SPAWN_STRACE, watching native programs.
+ *   spawn_need_gnu_cat: GNU's cat as /usr/bin/cat.
+ *   spawn_need_two_cpus: the process may run on two CPUs.
+ *   spawn_need_unsanitized: a build without AddressSanitizer, whose
+ *     shadow memory counts in the RSS and which reserves terabytes of
+ *     address space.
  */
-void suite_add_strace_case(Suite *s, const char *name, const TTest *test,
-			   int n);
+typedef const char *spawn_need(void);
+const char *spawn_need_native(void);
+const char *spawn_need_strace(void);
+const char *spawn_need_gnu_cat(void);
+const char *spawn_need_two_cpus(void);
+const char *spawn_need_unsanitized(void);
+
+/*
+ * Add a test case named name that loops test over [0, n) to s, with a
+ * timeout of 60 s, needing what each of the NULL-ended needs asks. Such
+ * cases run only where the suite is built with SPAWN_NEEDS (check_X_needs
+ * beside check_X, from the same sources): the plain build leaves them
+ * out, so that it never passes without them, and the needs build runs
+ * only them, or exits 77 saying which need this machine lacks.
+ */
+void suite_add_needing(Suite *s, const char *name, const TTest *test, int n,
+		       spawn_need *const *needs);
 
 #endif
