@@ -133,6 +133,9 @@ workload_cat() {
 					set -- "$@" "fastio-avx2=env FASTIO_CAT_SCAN=32 $top/src/cat"
 				;;
 			esac
+			# The loops of every CPU without one of its own (arm64,
+			# ppc64el, s390x, ...): generic vectors, SSE2 here.
+			set -- "$@" "fastio-portable=env FASTIO_CAT_SCAN=8 $top/src/cat"
 			table "cat$o-$fs" "cat $o on 500 MB of C headers ($fs) into pipebench" \
 				-- "@ $o $f" "$@"
 		done
@@ -173,18 +176,19 @@ workload_pipebench() {
 		--wall --size 20G -- "$yes | @ > /dev/null" "$@"
 }
 
-# Ours divided by the best of the rows whose names match the pattern, as
-# "RATIO<TAB>BEST'S NAME" (nothing when the table was not measured).
-ratio() { # id pattern
-	medians "$tmp/$1.err" | awk -F '\t' -v pat="$2" '
-		$2 == "fastio" { ours = $1 }
-		$2 != "fastio" && $2 ~ pat && $1 > best { best = $1; name = $2 }
+# Ours (the row named fastio, or $3) divided by the best of the rows whose
+# names match the pattern, as "RATIO<TAB>BEST'S NAME" (nothing when the
+# table was not measured).
+ratio() { # id pattern [ours]
+	medians "$tmp/$1.err" | awk -F '\t' -v pat="$2" -v us="${3:-fastio}" '
+		$2 == us { ours = $1 }
+		$2 !~ /^fastio/ && $2 ~ pat && $1 > best { best = $1; name = $2 }
 		END { if (ours && best) printf "%.2f\t%s\n", ours / best, name }'
 }
 
-# One verdict row: target text, id, pattern, minimum ratio.
+# One verdict row: target text, id, pattern, minimum ratio[, our row].
 verdict_row() {
-	r=$(ratio "$2" "$3")
+	r=$(ratio "$2" "$3" "${5:-}")
 	[ -n "$r" ] || return 0
 	printf '%s\t%s\t%s\n' "$1" "$r" "$4" | awk -F '\t' '{
 		printf "| %s | %.2fx (%s) | %s |\n", $1, $2, $3,
@@ -210,6 +214,11 @@ workload_verdict() {
 	for fs in tmpfs ext4; do
 		for o in -n -b -s -v -A -E -T; do
 			verdict_row "cat $o, $fs: ≤ 0.5x best peer's time" "cat$o-$fs" "$peer" 2.0
+		done
+	done
+	for fs in tmpfs ext4; do
+		for o in -n -b -s -v -A -E -T; do
+			verdict_row "cat $o portable, $fs: ≥ 1.5x best peer" "cat$o-$fs" "$peer" 1.5 fastio-portable
 		done
 	done
 	verdict_row "pipebench relay: ≥ 2x pv" pb-splice '^pv' 2.0

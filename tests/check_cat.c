@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -719,6 +721,53 @@ big_file(int copies, char **data, size_t *len)
  * stdin (left there by the shell's read), give what the same bytes give
  * through a pipe, whose reads end at other places.
  */
+/*
+ * A file past 2 GiB (a sparse one: 2 GiB of holes, then "tail\n"),
+ * plain and -n, given as an operand and as stdin at its last line: a
+ * 32-bit off_t (armhf, i386 without large-file support) refuses to open
+ * it with EOVERFLOW. Only the start and, from stdin, the end are read.
+ */
+START_TEST(past_2gib)
+{
+	const char *dir = getenv("FIO_BUILDDIR");
+	char path[4200], script[8600];
+	const char *argv[] = {"sh", "-c", script, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	int fd;
+
+	snprintf(path, sizeof path, "%s/tests/sparse-%d", dir ? dir : ".",
+		 (int)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, "tail\n", 5, (off_t)1 << 31), 5);
+	close(fd);
+	if (_i / 2)
+		snprintf(script, sizeof script,
+			 "exec < %s && tail -c 5 >/dev/null && exec %s %s",
+			 path, spawn_path("cat"), _i % 2 ? "-n" : "");
+	else
+		snprintf(script, sizeof script,
+			 "%s %s %s | head -c 10 | od -An -c", spawn_path("cat"),
+			 _i % 2 ? "-n" : "", path);
+	s.prog = "/bin/sh";
+	s.argv = argv;
+	s.out = OUT_PIPE;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	unlink(path);
+	ck_assert_msg(r.exited && r.status == 0, "case %d: status %d, '%s'", _i,
+		      r.status, r.err);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(r.out, _i / 2 ? ""
+				: _i % 2
+				    ? "                       1  \\t  \\0  "
+				      "\\0  \\0\n"
+				    : "  \\0  \\0  \\0  \\0  \\0  \\0  "
+				      "\\0  \\0  \\0  \\0\n");
+	spawn_free(&r);
+}
+END_TEST
+
 START_TEST(large_files)
 {
 	static const char *const sets[] = {"-n", "-A", "-s"};
@@ -898,6 +947,123 @@ START_TEST(cr_at_read_end)
 }
 END_TEST
 
+/*
+ * A file of COLD_MIB on the build tree's disk, out of the page cache
+ * (POSIX_FADV_DONTNEED drops its clean pages); NULL with *why where the
+ * file system keeps it in memory anyway (tmpfs).
+ */
+#define COLD_MIB 128
+static char cold_path[4200];
+
+static const char *
+cold_file(void)
+{
+	static char block[1 << 16];
+	const char *dir = getenv("FIO_BUILDDIR"), *why = NULL;
+	struct iovec iov;
+	char byte;
+	int fd, i;
+
+	snprintf(cold_path, sizeof cold_path, "%s/tests/cold-%d",
+		 dir ? dir : ".", (int)getpid());
+	fd = open(cold_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return "cannot make a file in the build tree";
+	for (i = 0; i < (int)sizeof block; i++)
+		block[i] = (char)(i * 7 + i / 251);
+	for (i = 0; i < COLD_MIB * 16 && why == NULL; i++)
+		if (write(fd, block, sizeof block) != (ssize_t)sizeof block)
+			why = "no room for a file of 128 MiB in the build tree";
+	if (why == NULL && (fsync(fd) != 0 ||
+			    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0))
+		why = "the build tree's file system cannot drop a file's pages";
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
+	if (why == NULL && preadv2(fd, &iov, 1, 0, RWF_NOWAIT) == 1)
+		why = "the build tree's file system keeps files in memory";
+	close(fd);
+	if (why != NULL)
+		unlink(cold_path);
+	return why;
+}
+
+/*
+ * Bytes the program at path read from the disk (its rusage's blocks) in
+ * `prog FILE | head -c 1M`, the file dropped from the page cache first.
+ */
+static unsigned long long
+disk_bytes_for_1mib(const char *path)
+{
+	static char buf[1 << 16];
+	struct rusage ru;
+	size_t got = 0;
+	ssize_t n;
+	int p[2], fd, status;
+	pid_t pid;
+
+	fd = open(cold_path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		execl(path, "cat", cold_path, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while (got < (1u << 20) &&
+	       (n = read(p[0], buf,
+			 (1u << 20) - got < sizeof buf ? (1u << 20) - got
+						       : sizeof buf)) > 0)
+		got += (size_t)n;
+	close(p[0]);
+	ck_assert_int_eq(wait4(pid, &status, 0, &ru), pid);
+	ck_assert_uint_eq(got, 1u << 20);
+	return (unsigned long long)ru.ru_inblock * 512;
+}
+
+/*
+ * What cat reads of a cold file stays bounded by what its output takes:
+ * as `head -c 1M` stops after 1 MiB of a 128 MiB file, our cat has read
+ * from the disk no more than GNU's cat does the same way, plus the pipes
+ * it fills (its output pipe of 1 MiB against GNU's 64 KiB, and the chunk
+ * in its private one) and room for one read-ahead window of 2 MiB, which
+ * a cat that asks the disk ahead of its position must keep to.
+ */
+START_TEST(cold_window)
+{
+	unsigned long long ours, gnu, bound;
+
+	ck_assert_ptr_null(cold_file());
+	gnu = disk_bytes_for_1mib("/usr/bin/cat");
+	ours = disk_bytes_for_1mib(spawn_path("cat"));
+	unlink(cold_path);
+	bound = gnu + (4u << 20);
+	ck_assert_msg(ours <= bound && ours < (COLD_MIB << 20) / 4,
+		      "read %llu bytes from the disk for 1 MiB; GNU's cat %llu",
+		      ours, gnu);
+}
+END_TEST
+
+static const char *
+need_disk(void)
+{
+	const char *why = cold_file();
+
+	unlink(cold_path);
+	return why;
+}
+
+/* cold_window: a file system on a disk, GNU's cat, a native run. */
+static spawn_need *const cold[] = {need_disk, spawn_need_gnu_cat,
+				   spawn_need_native, NULL};
+
 /* peak_rss: GNU's cat to compare with, a native run and real RSS. */
 static spawn_need *const rss[] = {spawn_need_gnu_cat, spawn_need_native,
 				  spawn_need_unsanitized, NULL};
@@ -911,6 +1077,7 @@ cat_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, option_matrix, 0, 4 * 67);
 	tcase_add_loop_test(tc, large_files, 0, 6);
+	tcase_add_loop_test(tc, past_2gib, 0, 4);
 	tcase_add_loop_test(tc, cr_at_read_end, 0, 4);
 	tcase_add_loop_test(tc, numbers_widen, 0, 6);
 	tcase_add_loop_test(tc, kinds_matrix, 0, NKINDS);
@@ -924,6 +1091,7 @@ cat_suite(void)
 	tcase_add_loop_test(tc, interactive_flush, 0, 2);
 	suite_add_tcase(s, tc);
 	suite_add_needing(s, "rss", peak_rss, 1, rss);
+	suite_add_needing(s, "cold", cold_window, 1, cold);
 	return s;
 }
 

@@ -386,6 +386,38 @@ mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return real(addr, len, prot, flags, fd, off);
 }
 
+/*
+ * A large-file build on a 32-bit CPU (armhf, i386) calls these by their
+ * 64-bit names; on 64-bit CPUs they are the same calls under a second
+ * name, which programs do not use.
+ */
+int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
+int openat64(int dir, const char *path, int flags, ...)
+    __attribute__((alias("openat")));
+
+ssize_t
+sendfile64(int out, int in, off64_t *off, size_t len)
+{
+	int f = fault(C_SENDFILE, __builtin_return_address(0));
+	REAL(ssize_t, "sendfile64", (int, int, off64_t *, size_t));
+
+	APPLY(f, len);
+	return real(out, in, off, len);
+}
+
+void *
+mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	int f = fault(C_MMAP, __builtin_return_address(0));
+	REAL(void *, "mmap64", (void *, size_t, int, int, int, off64_t));
+
+	if (f > 0) {
+		errno = f;
+		return MAP_FAILED;
+	}
+	return real(addr, len, prot, flags, fd, off);
+}
+
 int
 poll(struct pollfd *fds, nfds_t n, int timeout)
 {

@@ -933,10 +933,10 @@ suite_main(Suite *s)
 const char *
 spawn_need_native(void)
 {
-	const char *e = getenv("FIO_EMULATED");
+	const char *e = getenv("FIO_FOREIGN");
 
 	return e != NULL && *e != '\0'
-		   ? "the programs run under qemu-user (FIO_EMULATED)"
+		   ? "the programs are built for another CPU (FIO_FOREIGN)"
 		   : NULL;
 }
 

@@ -151,9 +151,12 @@ int suite_main(Suite *s);
 /*
  * What a test case may need of the machine: each returns NULL where it
  * has it, else the reason it does not.
- *   spawn_need_native: the programs run on this CPU, not under qemu-user
- *     (FIO_EMULATED, set by tests/cross.sh): only then are a child's
- *     peak RSS, its syscalls under strace and valgrind its own.
+ *   spawn_need_native: the programs are this machine's own build, not
+ *     one for another CPU (FIO_FOREIGN, set by tests/cross.sh): only then
+ *     are a child's peak RSS, its syscalls under strace (qemu's, or a
+ *     32-bit program's other names) and valgrind its own, and do this
+ *     machine's programs (sh, pipebench 0.40) load our preloaded
+ *     libraries.
  *   spawn_need_strace: SPAWN_STRACE, watching native programs.
  *   spawn_need_gnu_cat: GNU's cat as /usr/bin/cat.
  *   spawn_need_two_cpus: the process may run on two CPUs.

@@ -1,0 +1,166 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# cold.sh BUILDDIR: `cat f | consumer` when f is not in the page cache,
+# against the consumer reading f itself, `dd bs=32k | consumer` and every
+# peer cat installed here. Reads are throttled through the block I/O
+# cgroup (v1 blkio.throttle.read_bps_device, or v2 io.max) so that reading
+# and computing take comparable time, and the page cache is dropped before
+# every run. Rounds interleave the pipelines; each cell is the median wall
+# time of its rounds. Prints Markdown (BENCHMARKS.md, "Cold files").
+# Needs root, a file system on a block device for DATA, and a cgroup with
+# the I/O controller; says what is missing and exits 77 otherwise.
+# Environment: RUNS (rounds, default 7), DATA (default /var/tmp/fastio-bench),
+# THROTTLES (MB/s, 0 for none; default "50 250 0"), CONSUMERS (default
+# "mawk grep wc python"), SIZE (bytes of the file at 250 MB/s and
+# unthrottled, default 500000000; at 50 MB/s a fifth of it), PEERS (no:
+# only ours and the baselines).
+set -eu
+top=$(cd "${1:-.}" && pwd)
+runs=${RUNS:-7}
+data=${DATA:-/var/tmp/fastio-bench}
+throttles=${THROTTLES:-50 250 0}
+consumers=${CONSUMERS:-mawk grep wc python}
+size=${SIZE:-500000000}
+head=${GNU_HEAD:-$(cd "$(dirname "$0")/../.." && pwd)/shared/peers/gnu-head}
+tmp=$(mktemp -d)
+group=
+cleanup() {
+	[ -n "$group" ] && [ -d "$group" ] && rmdir "$group" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+skip() {
+	echo "bench-cold: $*" >&2
+	exit 77
+}
+
+[ "$(id -u)" = 0 ] || skip "needs root (drop_caches, cgroups)"
+mkdir -p "$data"
+[ "$(stat -f -c %T "$data")" != tmpfs ] || skip "$data is on tmpfs: no disk to be cold on"
+for c in mawk python3 dd; do
+	command -v $c >/dev/null || skip "needs $c"
+done
+
+# The disk under $data: throttles name a whole disk, not a partition.
+dev=$(findmnt -n -o SOURCE -T "$data")
+name=$(basename "$(readlink -f "$dev")")
+[ -e "/sys/class/block/$name" ] || skip "$data is not on a block device ($dev)"
+[ -e "/sys/class/block/$name/partition" ] &&
+	name=$(basename "$(dirname "$(readlink -f "/sys/class/block/$name")")")
+majmin=$(cat "/sys/class/block/$name/dev")
+
+# A cgroup whose reads from that disk are throttled.
+if [ -d /sys/fs/cgroup/blkio ]; then
+	group=/sys/fs/cgroup/blkio/fastio-cold
+	mkdir -p "$group"
+	throttle() { echo "$majmin $1" >"$group/blkio.throttle.read_bps_device"; }
+	unthrottle() { echo "$majmin 0" >"$group/blkio.throttle.read_bps_device"; }
+elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	echo +io >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+	group=/sys/fs/cgroup/fastio-cold
+	mkdir -p "$group"
+	throttle() { echo "$majmin rbps=$1" >"$group/io.max"; }
+	unthrottle() { echo "$majmin rbps=max" >"$group/io.max"; }
+else
+	skip "no cgroup with the I/O controller (v1 blkio or v2 io)"
+fi
+
+# The text: lines of 53 bytes, the seed's.
+make_file() { # path bytes
+	[ -s "$1" ] && [ "$(stat -c %s "$1")" = "$2" ] && return 0
+	awk -v n="$2" 'BEGIN { for (i = 0; s < n; i++) {
+		l = sprintf("%08d 00000002 00000003 00000004 2015-07-28T14:23:18", i)
+		print l; s += length(l) + 1 } }' | head -c "$2" >"$1"
+}
+
+# The consumers, each as "reads stdin" and "reads the file named $F".
+consumer() { # name -> sets $pipe_cmd and $file_cmd
+	case $1 in
+	mawk)
+		pipe_cmd="mawk '\$5 ~ /00\$/ {n++} END {print n}'"
+		file_cmd="$pipe_cmd \"\$F\""
+		;;
+	grep)
+		pipe_cmd="grep -c '00\$'"
+		file_cmd="$pipe_cmd \"\$F\""
+		;;
+	wc)
+		pipe_cmd="wc -l"
+		file_cmd="wc -l \"\$F\""
+		;;
+	python)
+		printf 'import sys\nn = 0\nf = open(sys.argv[1]) if len(sys.argv) > 1 else sys.stdin\nfor line in f:\n    n += 1\nprint(n)\n' >"$tmp/lines.py"
+		pipe_cmd="python3 $tmp/lines.py"
+		file_cmd="python3 $tmp/lines.py \"\$F\""
+		;;
+	esac
+}
+
+# "name=cat command" for ours and every peer cat installed here.
+cats() {
+	echo "fastio=$top/src/cat"
+	[ "${PEERS:-yes}" = no ] && return 0
+	[ -x "$head/cat" ] && echo "gnu-head=$head/cat"
+	[ -x /opt/peers/bin/gnu/cat ] && echo "gnu-9.10=/opt/peers/bin/gnu/cat"
+	echo "gnu-9.1=/usr/bin/cat"
+	[ -x /opt/peers/bin/uutils/cat ] && echo "uutils-0.12=/opt/peers/bin/uutils/cat"
+	command -v busybox >/dev/null && echo "busybox=busybox cat"
+	return 0
+}
+
+# Wall seconds of one run inside the throttled group, the cache dropped.
+run() { # command (sh)
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	s=$(date +%s.%N)
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && eval "$1"' sh "$group" "$1" >/dev/null </dev/null
+	e=$(date +%s.%N)
+	echo "$s $e" | awk '{ printf "%.3f\n", $2 - $1 }'
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { m = (NR + 1) / 2;
+	printf "%.2f\t%.2f\t%.2f\n", (v[int(m)] + v[int(m + 0.5)]) / 2, v[1], v[NR] }'; }
+
+printf 'Measured %s on %s, %s cores, kernel `%s`; disk %s (%s), read_ahead_kb %s; %s rounds each, page cache dropped before every run.\n' \
+	"$(date +%F)" "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)" \
+	"$(nproc)" "$(uname -rv)" "$name" "$majmin" \
+	"$(cat "/sys/class/block/$name/queue/read_ahead_kb")" "$runs"
+for t in $throttles; do
+	bytes=$size
+	[ "$t" = 50 ] && bytes=$((size / 5))
+	f=$data/cold-$bytes
+	make_file "$f" "$bytes"
+	if [ "$t" = 0 ]; then unthrottle; else throttle $((t * 1000000)); fi
+	for c in $consumers; do
+		consumer "$c"
+		: >"$tmp/specs"
+		printf '%s f\tF=%s; %s\n' "$c" "$f" "$file_cmd" >>"$tmp/specs"
+		printf 'dd bs=32k\tdd if=%s bs=32k status=none | %s\n' "$f" "$pipe_cmd" >>"$tmp/specs"
+		cats | while IFS= read -r spec; do
+			printf '%s\t%s %s | %s\n' "${spec%%=*}" "${spec#*=}" "$f" "$pipe_cmd" >>"$tmp/specs"
+		done
+		rm -f "$tmp"/t.*
+		i=0
+		while [ $i -lt "$runs" ]; do
+			# A new order each round: what ran before leaves the disk
+			# and the cache in a state of its own.
+			shuf "$tmp/specs" | while IFS= read -r spec; do
+				key=$(printf '%s' "${spec%%	*}" | tr -c 'A-Za-z0-9' _)
+				run "${spec#*	}" >>"$tmp/t.$key"
+			done
+			i=$((i + 1))
+		done
+		label=unthrottled
+		[ "$t" = 0 ] || label="$t MB/s"
+		printf '\n#### %s, %s MB, %s\n\n' "$c" "$((bytes / 1000000))" "$label"
+		printf '| pipeline | median (s) | min - max | vs `%s f` |\n|:--|--:|--:|--:|\n' "$c"
+		base=$(median <"$tmp/t.$(printf '%s' "$c f" | tr -c 'A-Za-z0-9' _)" | cut -f1)
+		while IFS= read -r spec; do
+			name=${spec%%	*}
+			key=$(printf '%s' "$name" | tr -c 'A-Za-z0-9' _)
+			median <"$tmp/t.$key" | awk -F '\t' -v n="$name" -v b="$base" \
+				'{ printf "| %s | %.2f | %.2f - %.2f | %.2fx |\n", n, $1, $2, $3, $1 / b }'
+		done <"$tmp/specs"
+	done
+done
+unthrottle
