@@ -28,16 +28,13 @@ skip() {
 	exit 77
 }
 
-if [ "$arch" = musl ]; then
-	[ "$(id -u)" = 0 ] || command -v musl-gcc >/dev/null ||
-		skip "no musl-gcc, and not root to install musl-tools"
-	command -v musl-gcc >/dev/null || apt-get install -y musl-tools >/dev/null ||
-		skip "cannot install musl-tools"
+# configure with the arguments given in a new $build, then make; each
+# failure shows its log's tail.
+build_it() {
 	rm -rf "$build"
 	mkdir -p "$build"
 	cd "$build"
-	"$src/configure" CC=musl-gcc --enable-werror --disable-tests \
-		>configure.log || {
+	"$src/configure" --enable-werror "$@" >configure.log || {
 		tail -20 configure.log >&2
 		exit 1
 	}
@@ -45,7 +42,15 @@ if [ "$arch" = musl ]; then
 		grep -B2 -A8 -E 'error|warning' build.log | head -60 >&2
 		exit 1
 	}
-	echo "cross.sh: musl: built with --enable-werror"
+	echo "cross.sh: $arch: built with --enable-werror"
+}
+
+if [ "$arch" = musl ]; then
+	[ "$(id -u)" = 0 ] || command -v musl-gcc >/dev/null ||
+		skip "no musl-gcc, and not root to install musl-tools"
+	command -v musl-gcc >/dev/null || apt-get install -y musl-tools >/dev/null ||
+		skip "cannot install musl-tools"
+	build_it CC=musl-gcc --disable-tests
 	[ "${CHECK:-yes}" = no ] && exit 0
 	exec sh "$src/tests/differential.sh" "$build/src/cat" "$build/src/yes"
 fi
@@ -136,21 +141,9 @@ if [ "$arch" != amd64 ]; then
 	FIO_FOREIGN=1
 	export FIO_FOREIGN
 fi
-rm -rf "$build"
-mkdir -p "$build"
-cd "$build"
-"$src/configure" --host="$triplet" --enable-werror LDFLAGS="$ldflags" \
+build_it --host="$triplet" LDFLAGS="$ldflags" \
 	CHECK_CFLAGS="-I$roots/include-$arch" \
-	CHECK_LIBS="$lib/libcheck.a $lib/libsubunit.a -lm -lrt -lpthread" \
-	>configure.log || {
-	tail -20 configure.log >&2
-	exit 1
-}
-make -j"$(nproc)" >build.log 2>&1 || {
-	grep -B2 -A8 -E 'error|warning' build.log | head -60 >&2
-	exit 1
-}
-echo "cross.sh: $arch: built with --enable-werror"
+	CHECK_LIBS="$lib/libcheck.a $lib/libsubunit.a -lm -lrt -lpthread"
 [ "${CHECK:-yes}" = no ] && exit 0
 status=0
 make -j"$(nproc)" check >check.log 2>&1 || status=$?
