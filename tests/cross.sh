@@ -75,6 +75,7 @@ multiarch=$triplet
 [ "$(id -u)" = 0 ] || skip "needs root (packages, binfmt_misc)"
 need=
 command -v "$triplet-gcc" >/dev/null || need="$need gcc-$triplet"
+[ -f "/usr/$triplet/include/stdio.h" ] || need="$need libc6-dev-$arch-cross"
 command -v mmdebstrap >/dev/null || need="$need mmdebstrap"
 [ -z "$qemu" ] || [ -x "/usr/bin/qemu-$qemu-static" ] ||
 	need="$need qemu-user-static"
