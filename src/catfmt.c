@@ -431,9 +431,11 @@ pick_loop(struct catfmt *f, enum catfmt_scan scan)
 		    : stateless	  ? lf_only ? shown_portable_lf : shown_portable
 		    : lf_only	  ? lines_portable_lf
 				  : lines_portable;
-	if (scan == CATFMT_SCAN_GENERAL)
+	if (scan == CATFMT_SCAN_GENERAL) {
 		f->format = format_general;
-	if (scan == CATFMT_SCAN_PORTABLE || scan == CATFMT_SCAN_GENERAL)
+		return;
+	}
+	if (scan == CATFMT_SCAN_PORTABLE)
 		return;
 #ifdef __x86_64__
 	__builtin_cpu_init();

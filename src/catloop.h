@@ -101,20 +101,6 @@ void catnum_carry(struct catfmt *f);
 char *catnum_put_wide(struct catfmt *f, char *d);
 
 /*
- * The line counter lives as ASCII digits in numbuf; its first 16 bytes are
- * also kept as two words, num_word, and a loop holds them in registers as
- * a struct counter. A number is then two 8-byte stores, and counting one
- * more adds one0/one1 (the one that holds the last digit; the other is
- * 0), or on a carry into a tens digit 0-8 in the same word ten0/ten1
- * minus 9 ones: numbuf is touched only on a carry past the tens (1 line
- * in 100) or for numbers wider than 16 columns. Memory is the enemy here:
- * a 16-byte load of the words that the previous line's 8-byte add had
- * just stored cannot be forwarded from that store, and waits until the
- * store buffer, full of the output's moves, drains (27% of the samples
- * of cat -n's loop; fc-v669, 2026-11-25); a byte store followed by such a
- * load did the same (20% of cat -n's time, before num_word).
- */
-/*
  * The counter's words hold their digits in memory's order, so their
  * arithmetic depends on byte order (WORDS_BIG). A test build with
  * CATFMT_SWAPPED loads and stores them byte-reversed and takes the other
@@ -162,6 +148,20 @@ words_store(struct catfmt *f)
 	word_store(f->num_start + 8, f->num_word[1]);
 }
 
+/*
+ * The line counter lives as ASCII digits in numbuf; its first 16 bytes are
+ * also kept as two words, num_word, and a loop holds them in registers as
+ * a struct counter. A number is then two 8-byte stores, and counting one
+ * more adds one0/one1 (the one that holds the last digit; the other is
+ * 0), or on a carry into a tens digit 0-8 in the same word ten0/ten1
+ * minus 9 ones: numbuf is touched only on a carry past the tens (1 line
+ * in 100) or for numbers wider than 16 columns. Memory is the enemy here:
+ * a 16-byte load of the words that the previous line's 8-byte add had
+ * just stored cannot be forwarded from that store, and waits until the
+ * store buffer, full of the output's moves, drains (27% of the samples
+ * of cat -n's loop; fc-v669, 2026-11-25); a byte store followed by such a
+ * load did the same (20% of cat -n's time, before num_word).
+ */
 struct counter {
 	uint64_t w0, w1, one0, one1, ten0, ten1;
 	size_t len;

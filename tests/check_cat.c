@@ -948,7 +948,7 @@ START_TEST(cr_at_read_end)
 END_TEST
 
 /*
- * A file of COLD_MIB on the build tree's disk, out of the page cache
+ * A file of mib MiB on the build tree's disk, out of the page cache
  * (POSIX_FADV_DONTNEED drops its clean pages); NULL with *why where the
  * file system keeps it in memory anyway (tmpfs).
  */
@@ -956,7 +956,7 @@ END_TEST
 static char cold_path[4200];
 
 static const char *
-cold_file(void)
+cold_file(int mib)
 {
 	static char block[1 << 16];
 	const char *dir = getenv("FIO_BUILDDIR"), *why = NULL;
@@ -971,9 +971,9 @@ cold_file(void)
 		return "cannot make a file in the build tree";
 	for (i = 0; i < (int)sizeof block; i++)
 		block[i] = (char)(i * 7 + i / 251);
-	for (i = 0; i < COLD_MIB * 16 && why == NULL; i++)
+	for (i = 0; i < mib * 16 && why == NULL; i++)
 		if (write(fd, block, sizeof block) != (ssize_t)sizeof block)
-			why = "no room for a file of 128 MiB in the build tree";
+			why = "no room for the file in the build tree";
 	if (why == NULL && (fsync(fd) != 0 ||
 			    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0))
 		why = "the build tree's file system cannot drop a file's pages";
@@ -1040,7 +1040,7 @@ START_TEST(cold_window)
 {
 	unsigned long long ours, gnu, bound;
 
-	ck_assert_ptr_null(cold_file());
+	ck_assert_ptr_null(cold_file(COLD_MIB));
 	gnu = disk_bytes_for_1mib("/usr/bin/cat");
 	ours = disk_bytes_for_1mib(spawn_path("cat"));
 	unlink(cold_path);
@@ -1054,7 +1054,8 @@ END_TEST
 static const char *
 need_disk(void)
 {
-	const char *why = cold_file();
+	/* 1 MiB shows whether the file system drops a file's pages. */
+	const char *why = cold_file(1);
 
 	unlink(cold_path);
 	return why;

@@ -88,8 +88,8 @@ check_file(int fd, uint64_t len)
  * Where the thread may start: never into /dev/null, never with
  * FASTIO_DISABLE=thread; into a file once FIO_WRITER_START bytes went
  * out, and only for bulk; at the first put when forced. Every byte in
- * order. The last ONE_CPU entries start the thread, which needs two CPUs
- * (start_rule_two).
+ * order. The entries from ONE_CPU on start the thread, which needs two
+ * CPUs (start_rule_two).
  */
 static const struct {
 	const char *disable, *force;

@@ -7,7 +7,6 @@
 #include <linux/close_range.h>
 #include <limits.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fastio/fastio.h"
+#include "fastio/sys.h"
 #include "spawn.h"
 
 #ifdef FIO_SANITIZED
@@ -951,7 +952,6 @@ spawn_need_strace(void)
 const char *
 spawn_need_gnu_cat(void)
 {
-	static char why[64];
 	const char *argv[] = {"cat", "--version", NULL};
 	struct spawn s = {0};
 	struct spawn_result r;
@@ -966,20 +966,14 @@ spawn_need_gnu_cat(void)
 		return "/usr/bin/cat --version did not run";
 	gnu = strstr(r.out, "GNU coreutils") != NULL;
 	spawn_free(&r);
-	if (gnu)
-		return NULL;
-	snprintf(why, sizeof why, "/usr/bin/cat is not GNU's");
-	return why;
+	return gnu ? NULL : "/usr/bin/cat is not GNU's";
 }
 
+/* The writer's own rule for starting its thread (writer.c). */
 const char *
 spawn_need_two_cpus(void)
 {
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2)
-		return NULL;
-	return "one CPU: a second thread never starts";
+	return fio_two_cpus() ? NULL : "one CPU: a second thread never starts";
 }
 
 const char *
