@@ -4,8 +4,8 @@
 # installed here, every one measured by our pipebench --compare: runs
 # interleaved (A B C A B C ...), medians and min-max, each rate divided by
 # the first row's (ours). Workloads: yes, cat, pipebench; after them a
-# verdict table: each target of issue 11 that the workloads measured, the
-# ratio, met or not. Each prints Markdown; with UPDATE=FILE (make bench
+# verdict table: each of the project's targets that the workloads
+# measured, the ratio, met or not. Each prints Markdown; with UPDATE=FILE (make bench
 # passes BENCHMARKS.md) the lines between "<!-- bench:WORKLOAD -->" and
 # "<!-- /bench:WORKLOAD -->" in FILE are replaced by them (WORKLOAD
 # verdict for the verdict).
@@ -197,7 +197,7 @@ verdict_row() {
 
 workload_verdict() {
 	machine
-	printf '\n| target (issue 11) | measured (ours / best) | |\n|:--|--:|:--|\n'
+	printf '\n| target | measured (ours / best) | |\n|:--|--:|:--|\n'
 	peer='^(gnu|uutils|busybox|toybox)'
 	for p in free split same; do
 		want=1.05

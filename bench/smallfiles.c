@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * smallfiles MODE FILE...: cat of many tiny files four ways, to measure
- * what batching them on io_uring would gain (issue 15, BENCHMARKS.md).
+ * what batching them on io_uring would gain (BENCHMARKS.md).
  * Not a cat: every file must be a regular file under SLOT bytes, errors
  * end the run. Output is gathered into 1 MiB writes, as our cat does.
  *

@@ -8,7 +8,7 @@
 # peers as native binaries (a wrapper's shell and ld.so would be paid
 # per exec; uutils 0.12 runs through its ld.so, which its glibc needs),
 # and bench/smallfiles.c's four ways to read the files in one process
-# (issue 15: what io_uring batching would gain). Then one exec of `cat`
+# (what io_uring batching would gain). Then one exec of `cat`
 # of one tiny file, 1,000 runs (hyperfine), and the 500,000-file case
 # with hyperfine as seed 004 ran it. Prints Markdown (make
 # bench-smallfiles). Environment: RUNS, TMPFS (default /dev/shm), DATA

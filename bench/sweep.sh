@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # sweep.sh BUILDDIR NAME VALUE VALUE...: one constant (those of
 # src/fastio/tune.h, CAT_BUF, CAT_OUT) measured at each VALUE (a plain
-# number) by the rule every constant is chosen by (issue 11): its worst
+# number) by the rule every constant is chosen by: its worst
 # ratio to the best value of the same table, over every table. yes and
 # cat are built again with -DNAME=VALUE from a copy of the sources as
 # make dist takes them (uncommitted changes included); each runs in every
