@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -497,6 +498,81 @@ START_TEST(bite_vote)
 }
 END_TEST
 
+/*
+ * A reader of page-sized bites that does some work on each byte (a
+ * hash through a chain of multiplies, so the compiler cannot hurry it)
+ * runs at a few hundred MB/s, like mawk. Into it the pump moves a file
+ * of PACED bytes, in a child; the child's voluntary context switches
+ * say how often it slept. Paced (pace.c), it sleeps about once a chunk;
+ * unpaced, the reader's reads of a full pipe wake it nearly once a read.
+ */
+#define PACED (32 * MIB)
+
+START_TEST(paced_reader)
+{
+	static unsigned char buf[4096];
+	unsigned char *want;
+	unsigned reads = 0, h = 0;
+	struct fio_fd in, out;
+	struct rusage ru;
+	size_t got = 0, i;
+	char small[64];
+	int p[2], fd, status;
+	ssize_t k;
+	pid_t pid;
+
+	want = malloc(PACED);
+	ck_assert_ptr_nonnull(want);
+	for (i = 0; i < PACED; i++)
+		want[i] = vote_byte(i);
+	fd = vote_file(PACED, 0);
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(p[0]);
+		fio_reset();
+		if (_i == 1)
+			fio_disable("pace");
+		if (fio_classify(fd, &in) != 0 || fio_classify(p[1], &out) != 0)
+			_exit(1);
+		_exit(fio_copy(&in, &out, small, sizeof small, NULL, NULL) == 0
+			  ? 0
+			  : 2);
+	}
+	close(p[1]);
+	close(fd);
+	while ((k = read(p[0], buf, sizeof buf)) > 0) {
+		if (got + (size_t)k > PACED ||
+		    memcmp(buf, want + got, (size_t)k) != 0)
+			break;
+		for (i = 0; i < (size_t)k; i++)
+			h = h * 31 + buf[i];
+		got += (size_t)k;
+		reads++;
+	}
+	close(p[0]);
+	ck_assert_int_eq(wait4(pid, &status, 0, &ru), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	free(want);
+	ck_assert_uint_eq(got, PACED);
+	ck_assert_uint_ne(h, 1); /* the work is used */
+	if (_i == 0)
+		ck_assert_msg((unsigned long)ru.ru_nvcsw < reads / 16,
+			      "paced: %ld sleeps for %u reads", ru.ru_nvcsw,
+			      reads);
+	else
+		ck_assert_msg((unsigned long)ru.ru_nvcsw > reads / 4,
+			      "unpaced: %ld sleeps for %u reads", ru.ru_nvcsw,
+			      reads);
+}
+END_TEST
+
+/* paced_reader: two CPUs (the reader's work and the pump at once) and a
+ * native run (an emulator's own threads would count). */
+static spawn_need *const paced[] = {spawn_need_two_cpus, spawn_need_native,
+				    NULL};
+
 static Suite *
 pump_suite(void)
 {
@@ -515,6 +591,7 @@ pump_suite(void)
 	tcase_add_test(tc, copy_strategies);
 	tcase_add_loop_test(tc, bite_vote, 0, 3);
 	suite_add_tcase(s, tc);
+	suite_add_needing(s, "pace", paced_reader, 2, paced);
 	return s;
 }
 

@@ -67,6 +67,7 @@ enum fio_strategy {
 			 splices from a file (pump.c) */
 	FIO_THREAD,   /* a second thread writes bulk output (writer.c) */
 	FIO_AHEAD,    /* a second thread reads small files ahead (ahead.c) */
+	FIO_PACE,     /* sleep while a pipe's reader makes room (pace.c) */
 	FIO_STRATEGY_COUNT
 };
 
@@ -184,6 +185,11 @@ struct fio_vote {
 	unsigned rounds, bites;
 };
 
+/* What the reader of a pipe took by when (pace.c). */
+struct fio_pace {
+	uint64_t at, taken;
+};
+
 /*
  * A pump moves the bytes of one input after another to one output, step
  * by step: fill takes bytes in, flush sends what is held on. It picks its
@@ -213,6 +219,7 @@ struct fio_pump {
 	size_t chunk;		   /* bytes per zero-copy call */
 	struct fio_vote vote;	   /* the reader's (pump.c, flush_mid) */
 	int small;		   /* it voted for small splices from files */
+	struct fio_pace pace;	   /* the output pipe's reader (pace.c) */
 	int eof;		   /* this input is known to be at its end */
 	enum fio_side side;	   /* after a failure: the side that failed */
 };

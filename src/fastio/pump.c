@@ -128,6 +128,7 @@ fio_pump_init(struct fio_pump *p, const struct fio_fd *in,
 	p->in_mid = p->mid_size = p->out_pipe = 0;
 	p->vote.rounds = p->vote.bites = 0;
 	p->small = 0;
+	p->pace.at = p->pace.taken = 0;
 	p->side = FIO_SIDE_INPUT;
 	p->in = NULL;
 	p->left = 0;
@@ -186,6 +187,12 @@ flush_mid(struct fio_pump *p)
 	ssize_t n;
 
 	while (p->in_mid > 0) {
+		/* Only a pipe that just filled is looked at: a look takes
+		 * the pipe's lock, which a splicing reader holds. */
+		if (calls > 0 && p->out_pipe > 0 && flags == 0 &&
+		    fio_enabled(FIO_PACE))
+			fio_pace(&p->pace, p->out->fd, p->out_pipe, p->total,
+				 p->in_mid);
 		n = fio_splice(p->mid[0], p->out->fd, p->in_mid, flags,
 			       once(p));
 		calls++;

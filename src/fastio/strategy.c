@@ -23,6 +23,7 @@ static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
     [FIO_HOT] = "hot",
     [FIO_THREAD] = "thread",
     [FIO_AHEAD] = "ahead",
+    [FIO_PACE] = "pace",
 };
 
 /* The library's only mutable state; fio_reset() restores it for tests. */

@@ -55,6 +55,14 @@ int fio_refused(int err);
 int fio_vote_count(struct fio_vote *v, int aye);
 
 /*
+ * Before writing want bytes into the pipe fd of size bytes, sent bytes
+ * written into it so far: sleep while its reader makes room, if that is
+ * cheaper than being woken by each of its reads (pace.c).
+ */
+void fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent,
+	      size_t want);
+
+/*
  * Nonzero if the process may run on two CPUs at once; otherwise a second
  * thread (writer.c, ahead.c) only takes turns with the caller.
  */

@@ -506,4 +506,17 @@
 #define FIO_WRITER_LOW 1u
 #endif
 
+/*
+ * Pacing a pipe (pace.c): at most FIO_PACE_LOOKS sleeps before one
+ * splice, each between FIO_PACE_MIN_NS (the kernel's default timer
+ * slack: a shorter sleep lasts that long anyway) and FIO_PACE_MAX_NS (a
+ * reader that needs longer to take half a 1 MiB pipe reads under 26 MB/s
+ * and wakes us too rarely to matter). BENCHMARKS.md, "Decisions: pacing".
+ */
+#ifndef FIO_PACE_LOOKS
+#define FIO_PACE_LOOKS 4
+#endif
+#define FIO_PACE_MIN_NS 50000u
+#define FIO_PACE_MAX_NS 20000000u
+
 #endif
