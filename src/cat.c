@@ -19,7 +19,6 @@
 
 #include "catfmt.h"
 #include "fastio/fastio.h"
-#include "fastio/tune.h"
 #include "prog.h"
 
 /*
@@ -79,12 +78,7 @@ usage(int status)
 		"  -v, --show-nonprinting   use ^ and M- notation, except for "
 		"LFD and TAB\n"),
 	      stdout);
-	fputs(_("      --help\n"
-		"         display this help and exit\n"),
-	      stdout);
-	fputs(_("      --version\n"
-		"         output version information and exit\n"),
-	      stdout);
+	prog_help_version();
 	printf(_("\nExamples:\n"
 		 "  %s f - g  Output f's contents, then standard input, then "
 		 "g's contents.\n"
@@ -240,25 +234,7 @@ is_output(const struct fio_fd *in)
  * order), saving one syscall per file (see CLOSE_BATCH). Only read-only
  * descriptors wait here, whose close reports no error on Linux.
  */
-static int run_first = -1, run_last = -1;
-
-static void
-close_run(void)
-{
-	fio_close_fds(run_first, run_last);
-	run_first = run_last = -1;
-}
-
-static void
-close_later(int fd)
-{
-	if (run_first >= 0 &&
-	    (fd != run_last + 1 || run_last - run_first + 1 >= CLOSE_BATCH))
-		close_run();
-	if (run_first < 0)
-		run_first = fd;
-	run_last = fd;
-}
+static struct fio_close_run done_fds = {-1, -1, CLOSE_BATCH};
 
 static int
 cat_file(const char *name)
@@ -270,8 +246,8 @@ cat_file(const char *name)
 		fd = open(name, O_RDONLY | O_CLOEXEC);
 		/* Out of descriptors: the batch waiting to be closed first. */
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE) &&
-		    run_first >= 0) {
-			close_run();
+		    done_fds.lo >= 0) {
+			fio_close_now(&done_fds);
 			fd = open(name, O_RDONLY | O_CLOEXEC);
 		}
 		if (fd < 0)
@@ -290,7 +266,7 @@ cat_file(const char *name)
 	} else
 		rc = formatting ? format_file(&in, name) : copy_file(&in, name);
 	if (own && rc == 0 && fd > STDERR_FILENO)
-		close_later(fd);
+		fio_close_later(&done_fds, fd);
 	else if (own && close(fd) < 0)
 		rc = input_error(errno, name);
 	return rc;
@@ -390,13 +366,8 @@ parse_options(int argc, char *argv[])
 		case 'T':
 			opt.tabs = 1;
 			break;
-		case 'h':
-			return usage(EXIT_SUCCESS);
-		case 'V':
-			prog_version("cat");
-			return prog_close_stdout();
 		default:
-			return usage(EXIT_FAILURE);
+			return prog_common_option(c, "cat", usage);
 		}
 	}
 	return -1;
@@ -454,7 +425,7 @@ main(int argc, char *argv[])
 	for (count = 0; argv[count] != NULL; count++)
 		continue;
 	rc = cat_all(argv, count);
-	close_run();
+	fio_close_now(&done_fds);
 	if (formatting)
 		catfmt_finish(&fmt);
 	xflush();

@@ -15,7 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fastio/tune.h"
 #include "pipebench.h"
 #include "prog.h"
 
@@ -31,7 +30,7 @@ pb_start_producer(const char *cmd, char *const argv[], int *fd)
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
-	(void)fio_pipe_grow(p[1], FIO_PIPE_SIZE);
+	(void)fio_pipe_grow(p[1], 0);
 	pid = fork();
 	if (pid == 0) {
 		sigset_t none;
@@ -68,7 +67,7 @@ pb_start_producer(const char *cmd, char *const argv[], int *fd)
  * reading; else a message and its status (128 + signal if killed).
  */
 int
-pb_producer_result(const char *name, int wstatus, const struct run *r)
+pb_producer_result(const char *name, int wstatus, const struct pb_transfer *r)
 {
 	if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
 		return 0;
@@ -96,7 +95,7 @@ run_once(const char *cmd, char *buf, int null, struct pb_run *one)
 	const struct pb_options *opt = pb_opt;
 	struct timespec spawned, ended;
 	struct rusage ru;
-	struct run r;
+	struct pb_transfer r;
 	int fd, bad, rc = 0;
 	pid_t pid;
 

@@ -85,8 +85,8 @@ pb_columns(FILE *f)
  * column short of the width (a full line would wrap), the bar taking what
  * the text leaves.
  */
-size_t
-pb_frame(char *out, size_t width, uint64_t size, uint64_t bytes, int64_t usec)
+static size_t
+frame_of(char *out, size_t width, uint64_t size, uint64_t bytes, int64_t usec)
 {
 	char a[32], b[32], c[32], text[160];
 	double avg = usec > 0 ? (double)bytes * 1e6 / (double)usec : 0;
@@ -135,10 +135,10 @@ pb_frame(char *out, size_t width, uint64_t size, uint64_t bytes, int64_t usec)
 }
 
 static void
-draw(const struct run *r, int64_t usec, uint64_t bytes)
+draw(const struct pb_transfer *r, int64_t usec, uint64_t bytes)
 {
 	char frame[520];
-	size_t n = pb_frame(frame, pb_columns(pb_status), r->size, bytes, usec);
+	size_t n = frame_of(frame, pb_columns(pb_status), r->size, bytes, usec);
 
 	/*
 	 * After a resize (SIGWINCH) the last frame may have wrapped: the new
@@ -159,7 +159,7 @@ draw(const struct run *r, int64_t usec, uint64_t bytes)
 
 /* The running line: Habets' format, or ours with -p. */
 static void
-line(const struct run *r, int64_t usec, uint64_t bytes, uint64_t speed)
+line(const struct pb_transfer *r, int64_t usec, uint64_t bytes, uint64_t speed)
 {
 	char a[32], b[32], c[32], d[32];
 	time_t now = time(NULL);
@@ -190,7 +190,8 @@ line(const struct run *r, int64_t usec, uint64_t bytes, uint64_t speed)
 }
 
 void
-pb_display(const struct run *r, int64_t usec, uint64_t bytes, uint64_t speed)
+pb_display(const struct pb_transfer *r, int64_t usec, uint64_t bytes,
+	   uint64_t speed)
 {
 	switch (show) {
 	case SHOW_RAW:
@@ -211,7 +212,7 @@ pb_display(const struct run *r, int64_t usec, uint64_t bytes, uint64_t speed)
 
 /* The terminal keeps the last frame, complete, on a line of its own. */
 void
-pb_display_end(const struct run *r)
+pb_display_end(const struct pb_transfer *r)
 {
 	if (show != SHOW_BAR)
 		return;

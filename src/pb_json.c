@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The one JSON writer of pipebench: a line written as it goes, commas
- * and quoting done here and nowhere else.
+ * and quoting done here and nowhere else; and --json's summary of a run,
+ * the last line of the status output.
  */
 #include "config.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
 
 #include "pipebench.h"
 
@@ -33,8 +37,8 @@ pb_json_open(struct pb_json *j, FILE *f)
 }
 
 /* A comma unless first, then "key": (nothing for an array's element). */
-void
-pb_json_key(struct pb_json *j, const char *key)
+static void
+json_key(struct pb_json *j, const char *key)
 {
 	if (!j->first)
 		fputc(',', j->f);
@@ -48,28 +52,28 @@ pb_json_key(struct pb_json *j, const char *key)
 void
 pb_json_string(struct pb_json *j, const char *key, const char *s)
 {
-	pb_json_key(j, key);
+	json_key(j, key);
 	text(j->f, s);
 }
 
 void
 pb_json_u64(struct pb_json *j, const char *key, uint64_t v)
 {
-	pb_json_key(j, key);
+	json_key(j, key);
 	fprintf(j->f, "%llu", (unsigned long long)v);
 }
 
 void
 pb_json_real(struct pb_json *j, const char *key, double v, int decimals)
 {
-	pb_json_key(j, key);
+	json_key(j, key);
 	fprintf(j->f, "%.*f", decimals, v);
 }
 
 void
 pb_json_bool(struct pb_json *j, const char *key, int v)
 {
-	pb_json_key(j, key);
+	json_key(j, key);
 	fputs(v ? "true" : "false", j->f);
 }
 
@@ -77,7 +81,7 @@ pb_json_bool(struct pb_json *j, const char *key, int v)
 void
 pb_json_begin(struct pb_json *j, const char *key, char bracket)
 {
-	pb_json_key(j, key);
+	json_key(j, key);
 	fputc(bracket, j->f);
 	j->first = 1;
 }
@@ -93,4 +97,71 @@ void
 pb_json_close(struct pb_json *j)
 {
 	fputs("}\n", j->f);
+}
+
+/* Rates of the sample intervals, with their order statistics. */
+static void
+json_samples(struct pb_json *j, const struct pb_transfer *r)
+{
+	size_t i, n;
+	struct pb_sample *samples = pb_samples(r, &n);
+	double *v = malloc((n + 1) * sizeof *v), sum = 0;
+
+	pb_json_begin(j, "samples", '{');
+	pb_json_real(j, "interval", PB_SAMPLE_SECONDS, 3);
+	pb_json_u64(j, "count", n);
+	pb_json_begin(j, "rates", '[');
+	for (i = 0; v != NULL && i < n; i++) {
+		v[i] = samples[i].rate;
+		pb_json_real(j, NULL, v[i], 0);
+		sum += v[i];
+	}
+	pb_json_end(j, ']');
+	if (v != NULL && n > 0) {
+		qsort(v, n, sizeof *v, pb_cmp_double);
+		pb_json_real(j, "min", v[0], 0);
+		pb_json_real(j, "avg", sum / (double)n, 0);
+		pb_json_real(j, "max", v[n - 1], 0);
+		pb_json_real(j, "p50", pb_rank(v, n, 0.5), 0);
+		pb_json_real(j, "p90", pb_rank(v, n, 0.9), 0);
+		pb_json_real(j, "p99", pb_rank(v, n, 0.99), 0);
+	}
+	pb_json_end(j, '}');
+	free(v);
+	free(samples);
+}
+
+/* --json: one line, the last of the status output. */
+void
+pb_print_json(const struct pb_transfer *r, int producer)
+{
+	double t = r->bytes ? pb_seconds(&r->first, &r->end) : 0;
+	struct pb_json j;
+
+	pb_json_open(&j, pb_status);
+	pb_json_u64(&j, "bytes", r->bytes);
+	if (pb_opt->max_lines)
+		pb_json_u64(&j, "lines", r->lines);
+	else if (pb_expected.buf != NULL)
+		pb_json_u64(&j, "lines",
+			    pb_lines_before(&pb_expected, r->bytes));
+	pb_json_real(&j, "seconds", t, 6);
+	pb_json_real(&j, "rate", t > 0 ? (double)r->bytes / t : 0, 0);
+	pb_json_string(&j, "mode", pb_mode_name(r));
+	pb_json_string(&j, "input", fio_kind_name(r->in.kind));
+	pb_json_string(&j, "output", fio_kind_name(r->out.kind));
+	pb_json_u64(&j, "input_pipe_size", r->in.pipe_size);
+	pb_json_u64(&j, "output_pipe_size", r->out.pipe_size);
+	pb_json_u64(&j, "buffer", pb_opt->bufsize);
+	pb_json_bool(&j, "stopped", r->stopped);
+	if (pb_opt->exec) {
+		if (WIFSIGNALED(producer))
+			pb_json_u64(&j, "producer_signal",
+				    (uint64_t)WTERMSIG(producer));
+		else
+			pb_json_u64(&j, "producer_status",
+				    (uint64_t)WEXITSTATUS(producer));
+	}
+	json_samples(&j, r);
+	pb_json_close(&j);
 }

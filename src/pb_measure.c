@@ -11,7 +11,6 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "fastio/tune.h"
 #include "pipebench.h"
 #include "prog.h"
 
@@ -43,7 +42,7 @@ pb_moved(void)
 }
 
 static void
-count(struct run *r, uint64_t total)
+count(struct pb_transfer *r, uint64_t total)
 {
 	if (r->bytes == 0 && total > 0)
 		clock_gettime(CLOCK_MONOTONIC, &r->first);
@@ -53,7 +52,7 @@ count(struct run *r, uint64_t total)
 
 /* How many of the n bytes at p --lines lets pass; sets stopped. */
 static size_t
-line_room(struct run *r, const char *p, size_t n)
+line_room(struct pb_transfer *r, const char *p, size_t n)
 {
 	const char *lf;
 	uint64_t c;
@@ -73,7 +72,7 @@ line_room(struct run *r, const char *p, size_t n)
 
 /* What the caller must see of the bytes, if anything: they are checked. */
 static int
-inspect(struct run *r, struct fio_pump *p)
+inspect(struct pb_transfer *r, struct fio_pump *p)
 {
 	const char *data = NULL;
 	size_t len, keep;
@@ -103,7 +102,7 @@ failed(const struct fio_pump *p)
 
 /* The pump's steps until the end, a limit, an error or a SIGINT. */
 static int
-pump_through(struct run *r, struct fio_pump *p)
+pump_through(struct pb_transfer *r, struct fio_pump *p)
 {
 	ssize_t n;
 	int rc;
@@ -140,7 +139,7 @@ pump_through(struct run *r, struct fio_pump *p)
  * or -1 after a message.
  */
 int
-pb_measure(struct run *r, char *buf)
+pb_measure(struct pb_transfer *r, char *buf)
 {
 	const struct pb_options *opt = pb_opt;
 	unsigned flags = FIO_PUMP_SIGNALS;
@@ -154,9 +153,9 @@ pb_measure(struct run *r, char *buf)
 		r->out.kind = FIO_REGULAR;
 	/* A relay's own pipes, grown whatever moves the bytes. */
 	if (r->in.kind == FIO_PIPE)
-		r->in.pipe_size = fio_pipe_grow(r->in.fd, FIO_PIPE_SIZE);
+		r->in.pipe_size = fio_pipe_grow(r->in.fd, 0);
 	if (r->out.kind == FIO_PIPE)
-		r->out.pipe_size = fio_pipe_grow(r->out.fd, FIO_PIPE_SIZE);
+		r->out.pipe_size = fio_pipe_grow(r->out.fd, 0);
 	if (opt->touch || opt->max_lines || pb_expected.buf != NULL)
 		flags |= FIO_PUMP_USER;
 	atomic_store_explicit(&moved, 0, memory_order_relaxed);

@@ -83,7 +83,7 @@ pb_plot(FILE *f, const struct pb_sample *s, size_t n, size_t width, int utf8)
 }
 
 int
-pb_samples_out(const struct run *r, struct pb_export *csv)
+pb_samples_out(const struct pb_transfer *r, struct pb_export *csv)
 {
 	size_t n, i;
 	struct pb_sample *s = pb_samples(r, &n);

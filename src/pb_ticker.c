@@ -27,7 +27,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* pb_ticker_stop() ends the wait at once */
 	int display, sample, done, started;
-	const struct run *run;
+	const struct pb_transfer *run;
 	double *at;	 /* sample times, seconds from the start */
 	uint64_t *bytes; /* bytes moved by then */
 	size_t n, cap;
@@ -94,10 +94,9 @@ ticker(void *unused)
 }
 
 void
-pb_ticker_start(const struct run *r, int display)
+pb_ticker_start(const struct pb_transfer *r, int display)
 {
 	pthread_condattr_t attr;
-	sigset_t all, old;
 
 	tick.run = r;
 	tick.display = display;
@@ -113,12 +112,9 @@ pb_ticker_start(const struct run *r, int display)
 	}
 	pthread_condattr_destroy(&attr);
 	/* Signals are for the data path: a SIGINT must interrupt it. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	tick.started = pthread_create(&tick.thread, NULL, ticker, NULL) == 0;
+	tick.started = fio_thread_start(&tick.thread, ticker, NULL, 0) == 0;
 	if (!tick.started)
 		tick.display = tick.sample = 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* The ticker prints nothing more and is gone when this returns. */
@@ -137,7 +133,7 @@ pb_ticker_stop(void)
 
 /* The sample intervals that lie between the first byte and the end. */
 struct pb_sample *
-pb_samples(const struct run *r, size_t *n)
+pb_samples(const struct pb_transfer *r, size_t *n)
 {
 	double first = pb_seconds(&r->start, &r->first),
 	       end = pb_seconds(&r->start, &r->end);

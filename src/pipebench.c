@@ -419,7 +419,7 @@ run_one(char **command, char *buf, struct pb_export *csv)
 {
 	const struct pb_options *opt = pb_opt;
 	int rc, c, wstatus = 0, display;
-	struct run r;
+	struct pb_transfer r;
 	pid_t pid = -1;
 	off_t at;
 

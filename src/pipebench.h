@@ -3,11 +3,22 @@
 #define PIPEBENCH_H
 
 /*
- * pipebench's parts: the options (pipebench.c parses them once), a run
- * measured through libfastio's pump (pb_measure.c), the running line and
- * rate samples (pb_ticker.c), the stream checker (pb_verify.c), the
- * summary and the JSON (pb_report.c, pb_json.c) and --compare with its
- * producers and statistics (pb_compare.c).
+ * pipebench's parts, one file each, every one of them including this:
+ *   pipebench.c   the options, parsed once, and one measured run
+ *   pb_measure.c  a transfer measured through libfastio's pump
+ *   pb_verify.c   --expect-line and --expect-file's stream checker
+ *   pb_ticker.c   the thread that samples the rate and ticks the display
+ *   pb_display.c  what shows while data flows
+ *   pb_report.c   0.40's summary
+ *   pb_json.c     the JSON writer and --json's summary
+ *   pb_units.c    sizes, rates and durations as 0.40 prints them (a leaf)
+ *   pb_export.c   --export-* files, written whole or not at all
+ *   pb_plot.c     --plot and --export-csv's samples
+ *   pb_stats.c    --compare's statistics
+ *   pb_table.c    --compare's table, warnings, JSON and exports
+ *   pb_compare.c  --compare's producers and runs
+ * Calls go down this list's dependencies and never around a circle: the
+ * ticker calls the display, the display and the reports call the units.
  */
 
 #include <signal.h>
@@ -37,8 +48,8 @@ extern const struct pb_options *pb_opt;
 extern FILE *pb_status; /* running lines and summary: stderr or -s/-S */
 extern volatile sig_atomic_t pb_interrupted; /* SIGINT came */
 
-/* One measured transfer. */
-struct run {
+/* One measured transfer (a --compare run's is struct pb_run). */
+struct pb_transfer {
 	struct fio_fd in, out;
 	uint64_t bytes, lines;
 	uint64_t size; /* the stream's size if known (percentage, ETA), or 0 */
@@ -47,12 +58,17 @@ struct run {
 	int stopped;			   /* a limit was reached before EOF */
 };
 
+/* pb_units.c */
 double pb_seconds(const struct timespec *from, const struct timespec *to);
+int64_t pb_usec(const struct timespec *t);
+const char *pb_amount(char *buf, size_t size, uint64_t v);
+const char *pb_amount_short(char *buf, size_t size, uint64_t v);
+const char *pb_duration(char *buf, size_t size, int64_t usec);
 
 /* pb_measure.c */
 void pb_catch_interrupt(void);
 /* Move in to out, measuring. Returns 0, or -1 after a message. */
-int pb_measure(struct run *r, char *buf);
+int pb_measure(struct pb_transfer *r, char *buf);
 /* The bytes counted so far by the running run (for the ticker). */
 uint64_t pb_moved(void);
 
@@ -74,7 +90,7 @@ int pb_verify(struct pb_expect *e, const char *p, size_t len, uint64_t base);
 int pb_verify_end(const struct pb_expect *e, uint64_t bytes);
 
 /* pb_ticker.c: the display and rate samples, from a thread. */
-void pb_ticker_start(const struct run *r, int display);
+void pb_ticker_start(const struct pb_transfer *r, int display);
 void pb_ticker_stop(void);
 /* A rate sample: seconds from the start, bytes by then, the interval's
  * rate (bytes/s). */
@@ -83,31 +99,21 @@ struct pb_sample {
 	uint64_t bytes;
 };
 /* The samples between the first byte and the end: malloc'd, *n of them. */
-struct pb_sample *pb_samples(const struct run *r, size_t *n);
+struct pb_sample *pb_samples(const struct pb_transfer *r, size_t *n);
 void pb_ticker_free(void);
 #define PB_SAMPLE_SECONDS 0.1
 
 /* pb_display.c: what shows while data flows. */
 int pb_display_setup(void); /* nonzero if anything will show */
 int pb_display_every_tick(void);
-void pb_display(const struct run *r, int64_t usec, uint64_t bytes,
+void pb_display(const struct pb_transfer *r, int64_t usec, uint64_t bytes,
 		uint64_t speed);
-void pb_display_end(const struct run *r);
-size_t pb_frame(char *out, size_t width, uint64_t size, uint64_t bytes,
-		int64_t usec);
+void pb_display_end(const struct pb_transfer *r);
 size_t pb_columns(FILE *f); /* the terminal's width, else 80 */
 
 /* pb_report.c */
-int64_t pb_usec(const struct timespec *t);
-const char *pb_amount(char *buf, size_t size, uint64_t v);
-const char *pb_amount_short(char *buf, size_t size, uint64_t v);
-const char *pb_duration(char *buf, size_t size, int64_t usec);
-uint64_t pb_summary_rate(uint64_t bytes, int64_t from_us, int64_t to_us);
-void pb_print_summary(const struct run *r);
-void pb_print_json(const struct run *r, int producer);
-int pb_cmp_double(const void *a, const void *b);
-double pb_rank(const double *sorted, size_t n, double q);
-double pb_median(const double *sorted, size_t n);
+void pb_print_summary(const struct pb_transfer *r);
+const char *pb_mode_name(const struct pb_transfer *r); /* copy, splice */
 
 /* pb_json.c: one line of JSON, written as it goes. */
 struct pb_json {
@@ -115,7 +121,6 @@ struct pb_json {
 	int first; /* nothing written in the open object or array yet */
 };
 void pb_json_open(struct pb_json *j, FILE *f);
-void pb_json_key(struct pb_json *j, const char *key); /* "key": */
 void pb_json_string(struct pb_json *j, const char *key, const char *s);
 void pb_json_u64(struct pb_json *j, const char *key, uint64_t v);
 void pb_json_real(struct pb_json *j, const char *key, double v, int decimals);
@@ -123,6 +128,7 @@ void pb_json_bool(struct pb_json *j, const char *key, int v);
 void pb_json_begin(struct pb_json *j, const char *key, char bracket);
 void pb_json_end(struct pb_json *j, char bracket);
 void pb_json_close(struct pb_json *j); /* the last }, and a newline */
+void pb_print_json(const struct pb_transfer *r, int producer);
 
 /* pb_export.c: files written whole or not at all. */
 struct pb_export {
@@ -137,7 +143,7 @@ void pb_export_abort(struct pb_export *e);
 /* pb_plot.c: --plot and --export-csv. */
 void pb_plot(FILE *f, const struct pb_sample *s, size_t n, size_t width,
 	     int utf8);
-int pb_samples_out(const struct run *r, struct pb_export *csv);
+int pb_samples_out(const struct pb_transfer *r, struct pb_export *csv);
 
 /* pb_stats.c: --compare's statistics, hyperfine's outlier rule. */
 struct pb_stats {
@@ -148,6 +154,9 @@ struct pb_stats {
 #define PB_OUTLIER_THRESHOLD (10 * 1.4826)
 void pb_stats(const double *rates, const double *secs, size_t n,
 	      struct pb_stats *s);
+int pb_cmp_double(const void *a, const void *b);
+double pb_rank(const double *sorted, size_t n, double q);
+double pb_median(const double *sorted, size_t n);
 
 /* One measured run of --compare. */
 struct pb_run {
@@ -164,7 +173,8 @@ int pb_report_comparison(char **cmds, int n, int ref, const struct pb_run *runs,
 
 /* pb_compare.c */
 pid_t pb_start_producer(const char *cmd, char *const argv[], int *fd);
-int pb_producer_result(const char *name, int wstatus, const struct run *r);
+int pb_producer_result(const char *name, int wstatus,
+		       const struct pb_transfer *r);
 int pb_compare(char **cmds, int n, char *buf);
 
 #endif

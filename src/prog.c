@@ -292,3 +292,26 @@ prog_close_stdout(void)
 		return 1;
 	return 0;
 }
+
+int
+prog_common_option(int c, const char *command, int (*usage)(int))
+{
+	if (c == 'h')
+		return usage(EXIT_SUCCESS);
+	if (c == 'V') {
+		prog_version(command);
+		return prog_close_stdout();
+	}
+	return usage(EXIT_FAILURE);
+}
+
+void
+prog_help_version(void)
+{
+	fputs(_("      --help\n"
+		"         display this help and exit\n"),
+	      stdout);
+	fputs(_("      --version\n"
+		"         output version information and exit\n"),
+	      stdout);
+}

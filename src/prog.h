@@ -46,6 +46,9 @@ void prog_warn(int err, const char *fmt, ...)
  */
 const char *prog_quote(const char *name);
 
+/* --help's lines for --help and --version, GNU's (its catalog has them). */
+void prog_help_version(void);
+
 /* GNU's second line after an option error. */
 void prog_try_help(void);
 
@@ -57,5 +60,12 @@ void prog_version(const char *command);
  * or 1 after printing "PROG: write error: ..." when stdout failed.
  */
 int prog_close_stdout(void);
+
+/*
+ * What getopt's c does when it is --help ('h'), --version ('V') or an
+ * option getopt did not know, for command, whose usage(status) prints its
+ * help or GNU's hint: the exit status.
+ */
+int prog_common_option(int c, const char *command, int (*usage)(int));
 
 #endif

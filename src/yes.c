@@ -25,12 +25,7 @@ usage(int status)
 	fputs(_("Repeatedly output a line with all specified STRING(s), or "
 		"'y'.\n\n"),
 	      stdout);
-	fputs(_("      --help\n"
-		"         display this help and exit\n"),
-	      stdout);
-	fputs(_("      --version\n"
-		"         output version information and exit\n"),
-	      stdout);
+	prog_help_version();
 	fputs("\n"
 	      "This yes is part of fastio-utils, a faster drop-in for GNU "
 	      "coreutils' yes.\n"
@@ -69,7 +64,7 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'v'},
+	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	static char *default_args[] = {"y"};
@@ -77,7 +72,7 @@ main(int argc, char *argv[])
 	char **args;
 	char *line;
 	size_t len;
-	int nargs;
+	int nargs, c;
 
 	prog_init(argv[0]);
 	prog_textdomain("coreutils");
@@ -88,17 +83,9 @@ main(int argc, char *argv[])
 	 * behind a "--" wherever it stands (POSIXLY_CORRECT stops at the
 	 * first operand instead).
 	 */
-	switch (getopt_long(argc, argv, "", longopts, NULL)) {
-	case -1:
-		break;
-	case 'h':
-		return usage(EXIT_SUCCESS);
-	case 'v':
-		prog_version("yes");
-		return prog_close_stdout();
-	default:
-		return usage(EXIT_FAILURE);
-	}
+	c = getopt_long(argc, argv, "", longopts, NULL);
+	if (c != -1)
+		return prog_common_option(c, "yes", usage);
 	argc -= optind;
 	argv += optind;
 

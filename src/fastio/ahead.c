@@ -86,7 +86,7 @@ read_one(const struct fio_ahead *a, const char *name, char *data, size_t room,
 	*fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (*fd < 0 || fstat(*fd, &st) < 0 || !fits(a, &st, room))
 		return -1;
-	n = read(*fd, data, (size_t)st.st_size + 1);
+	n = fio_read(*fd, data, (size_t)st.st_size + 1, 0);
 	return n == st.st_size ? n : -1;
 }
 
@@ -96,7 +96,8 @@ read_batch(struct fio_ahead *a, long b)
 {
 	struct slot *s = &a->slot[b % DEPTH];
 	size_t first = (size_t)b * a->per, n = a->count - first, k, at = 0;
-	int lo = -1, hi = -1, fd;
+	struct fio_close_run run = {-1, -1, 0};
+	int fd;
 	ssize_t got;
 
 	if (n > a->per)
@@ -109,17 +110,10 @@ read_batch(struct fio_ahead *a, long b)
 		if (got > 0)
 			at += (size_t)got;
 		s->off[k + 1] = at;
-		if (fd < 0)
-			continue;
-		if (lo >= 0 && fd != hi + 1) {
-			fio_close_fds(lo, hi);
-			lo = -1;
-		}
-		if (lo < 0)
-			lo = fd;
-		hi = fd;
+		if (fd >= 0)
+			fio_close_later(&run, fd);
 	}
-	fio_close_fds(lo, hi);
+	fio_close_now(&run);
 }
 
 /*
@@ -192,7 +186,6 @@ fio_ahead_start(char *const *names, size_t count, const struct fio_fd *out)
 {
 	int forced = fio_forced(FIO_AHEAD);
 	struct fio_ahead *a;
-	sigset_t all, old;
 	unsigned i;
 	int rc;
 
@@ -228,10 +221,7 @@ fio_ahead_start(char *const *names, size_t count, const struct fio_fd *out)
 	pthread_cond_init(&a->ready, NULL);
 	pthread_cond_init(&a->room_left, NULL);
 	/* It takes no signal: they stay the caller's. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&a->thread, NULL, thread_main, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rc = fio_thread_start(&a->thread, thread_main, a, 0);
 	if (rc != 0) {
 		release(a);
 		return NULL;

@@ -146,6 +146,24 @@ fio_close_fds(int lo, int hi)
 		close(fd);
 }
 
+void
+fio_close_now(struct fio_close_run *r)
+{
+	fio_close_fds(r->lo, r->hi);
+	r->lo = r->hi = -1;
+}
+
+void
+fio_close_later(struct fio_close_run *r, int fd)
+{
+	if (r->lo >= 0 &&
+	    (fd != r->hi + 1 || (r->max > 0 && r->hi - r->lo + 1 >= r->max)))
+		fio_close_now(r);
+	if (r->lo < 0)
+		r->lo = fd;
+	r->hi = fd;
+}
+
 const char *
 fio_kind_name(enum fio_kind kind)
 {

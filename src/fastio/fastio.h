@@ -6,7 +6,19 @@
  * libfastio: classify file descriptors once, then move bytes between them
  * with the fastest strategy the kernel accepts for that pair of kinds. The
  * programs say what to move (a pattern forever, or an input to an output);
- * this library alone decides how.
+ * this library alone decides how. The places that decide, one a job:
+ *   pump.c, pick(): how an input moves to an output (cat, pipebench),
+ *     and flush_mid(): smaller splices for a reader of small bites, and
+ *     when to sleep while a pipe's reader makes room (pace.c);
+ *   repeat.c, repeat_strategies[]: how a pattern repeats (yes), in
+ *     order tee, vmsplice, write, and which tee source;
+ *   writer.c, fio_writer_init() and reader_behind(): whether a second
+ *     thread writes a program's bulk output;
+ *   ahead.c, fio_ahead_start(): whether a second thread reads small
+ *     files ahead;
+ *   and, outside the library, cat's formatter picks its loop by CPU and
+ *   options (catfmt.c, pick_loop()), which is arithmetic, not I/O.
+ * Each honours FASTIO_DISABLE and FASTIO_FORCE (strategy.c).
  *
  * Contract shared by every strategy: it returns FIO_DONE when its step or
  * job is finished, FIO_UNSUPPORTED when the kernel refused it before the
@@ -96,6 +108,19 @@ int fio_classify_opened(int fd, int open_flags, struct fio_fd *f);
  */
 void fio_close_fds(int lo, int hi);
 
+/*
+ * Descriptors closed in runs of consecutive numbers (open() hands them
+ * out in order), one close_range() a run: fio_close_later adds fd,
+ * closing the run first when fd does not extend it or it holds max
+ * descriptors (0: no bound); fio_close_now closes the run. A run starts
+ * as {-1, -1, max}.
+ */
+struct fio_close_run {
+	int lo, hi, max;
+};
+void fio_close_later(struct fio_close_run *r, int fd);
+void fio_close_now(struct fio_close_run *r);
+
 /* fio_kind_name: a short lower-case name for a kind ("pipe", "tty", ...). */
 const char *fio_kind_name(enum fio_kind kind);
 
@@ -126,13 +151,23 @@ int fio_enabled(enum fio_strategy s);
  */
 int fio_forced(enum fio_strategy s);
 
+/*
+ * fio_thread_start: pthread_create(thread, fn, arg) with every signal
+ * blocked in the new thread but SIGPIPE if sigpipe is set (its own
+ * writes' EPIPE), so that signals reach the caller's thread, which waits
+ * in the calls they must interrupt. Returns pthread_create's result.
+ */
+int fio_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg,
+		     int sigpipe);
+
 /* fio_strategy_name: the name fio_disable accepts for s. */
 const char *fio_strategy_name(enum fio_strategy s);
 
 /*
- * fio_pipe_grow: try to make the pipe fd hold at least want bytes. Failure
- * (EPERM, EBUSY, per-user quota) is not an error: the return value is the
- * capacity actually in effect afterwards, or 0 if it cannot be known.
+ * fio_pipe_grow: try to make the pipe fd hold at least want bytes (0: the
+ * size the library gives its own pipes). Failure (EPERM, EBUSY, per-user
+ * quota) is not an error: the return value is the capacity actually in
+ * effect afterwards, or 0 if it cannot be known.
  */
 size_t fio_pipe_grow(int fd, size_t want);
 

@@ -133,6 +133,8 @@ fio_pipe_grow(int fd, size_t want)
 	int now = fcntl(fd, F_GETPIPE_SZ);
 	size_t limit;
 
+	if (want == 0)
+		want = FIO_PIPE_SIZE;
 	if (now < 0)
 		return 0;
 	if ((size_t)now >= want)

@@ -147,11 +147,32 @@ realign(struct repeat *r)
  * whole patterns from phase 0 and returns how many bytes it holds (0 on
  * failure). fill_pages writes it, so every slot holds a page of its own,
  * which a reader that splices wants; fill_hot puts one page in every
- * slot, which a reader that copies keeps in its cache (FIO_HOT_PROBE in
- * tune.h). That page is the kernel's: a page of patterns written into a
- * one-slot pipe and tee()d into each slot. Nothing of ours is handed to
- * the kernel. Either way a slot holds FIO_SLOT_SHORT bytes less than a
- * page, so that the stream drifts against the pages (tune.h).
+ * slot, which a reader that copies keeps in its cache. That page is the
+ * kernel's: a page of patterns written into a one-slot pipe and tee()d
+ * into each slot. Nothing of ours is handed to the kernel.
+ *
+ * The tee source. Written pages are the default, as uutils' are: one hot
+ * page keeps a read() reader's copies in L1, but on a Xeon it halved a
+ * splicing reader (14.7 against 31.2 GB/s, free), while 64-256 distinct
+ * vmspliced pages, 1-64 written pages tee()d into every slot, or part of
+ * the slots written helped little. So the source starts written and
+ * turns hot only when the reader votes for small bites (FIO_HOT_PROBE):
+ * worst ratio over the readers measured, written 0.60x, voting 0.65x
+ * (BENCHMARKS.md, "Decisions: the tee source").
+ *
+ * Where bytes sit within their pages. The kernel copies between a pipe's
+ * or the page cache's pages and a reader's buffer with `rep movsb`, and
+ * on some AMD EPYCs that copy runs at 1.4-2 GB/s instead of 9-20 when the
+ * buffer starts 16 bytes into a page (where glibc's malloc() puts a large
+ * buffer) while the data starts at the top of its pages (as it does when
+ * a pipe is filled by write() or from the page cache). A constant phase
+ * only moves the trouble to other buffers, and a read that ends on a slot
+ * puts it back; so a slot holds FIO_SLOT_SHORT bytes less than a page and
+ * the stream drifts against the pages: at most one slot in 4096 / 32
+ * meets the slow case, whatever the reader's buffer and bites
+ * (pipebench --touch 1.87 GB/s with full slots, 15.50 short by 32;
+ * BENCHMARKS.md, "Decisions: FIO_SLOT_SHORT"). The vmsplice strategy
+ * shifts its stream by FIO_STREAM_PHASE instead.
  */
 static size_t
 slot_bytes(const struct repeat *r)

@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,6 +53,21 @@ fio_forced(enum fio_strategy s)
 {
 	return (unsigned)s < FIO_STRATEGY_COUNT && (forced & 1u << s) &&
 	       fio_enabled(s);
+}
+
+int
+fio_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, int sigpipe)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	if (sigpipe)
+		sigdelset(&all, SIGPIPE);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 int

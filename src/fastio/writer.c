@@ -125,7 +125,6 @@ free_spares(struct fio_writer *w)
 static void
 start(struct fio_writer *w)
 {
-	sigset_t all, old;
 	unsigned i;
 	int rc;
 
@@ -141,12 +140,8 @@ start(struct fio_writer *w)
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->room, NULL);
-	/* The new thread takes this mask: all blocked but its own SIGPIPE. */
-	sigfillset(&all);
-	sigdelset(&all, SIGPIPE);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&w->thread, NULL, thread_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* Its own SIGPIPE is the one signal it takes. */
+	rc = fio_thread_start(&w->thread, thread_main, w, 1);
 	if (rc != 0) {
 		free_spares(w);
 		return;
