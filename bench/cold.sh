@@ -108,10 +108,12 @@ cats() {
 	return 0
 }
 
-# Wall seconds of one run inside the throttled group, the cache dropped.
-run() { # command (sh)
+# Wall seconds of one run inside the throttled group, the cache dropped
+# (with warm, the file read into it first instead).
+run() { # command (sh) [warm file]
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	[ -z "${2:-}" ] || cat "$2" >/dev/null
 	s=$(date +%s.%N)
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && eval "$1"' sh "$group" "$1" >/dev/null </dev/null
 	e=$(date +%s.%N)
@@ -120,6 +122,32 @@ run() { # command (sh)
 
 median() { sort -n | awk '{ v[NR] = $1 } END { m = (NR + 1) / 2;
 	printf "%.2f\t%.2f\t%.2f\n", (v[int(m)] + v[int(m + 0.5)]) / 2, v[1], v[NR] }'; }
+
+# The targets for one table: ours within 0.95x of the best peer's time
+# and no slower than dd bs=32k or the consumer reading f, each met, or
+# a tie at the ceiling: ours within 5% of the slower of the two ceiling
+# rows, the pipeline with f cached (what the pipe costs) and the disk
+# read alone (what the disk costs).
+verdict() { # consumer
+	for spec in $(cut -f1 "$tmp/specs" | tr ' ' '~'); do
+		name=$(echo "$spec" | tr '~' ' ')
+		printf '%s\t' "$name"
+		median <"$tmp/t.$(printf '%s' "$name" | tr -c 'A-Za-z0-9' _)" | cut -f1
+	done | awk -F '\t' -v c="$1 f" '
+		$1 == "fastio" { ours = $2; next }
+		$1 == c { file = $2; next }
+		$1 == "dd bs=32k" { dd = $2; next }
+		$1 ~ /^ceiling/ { if ($2 > ceil) ceil = $2; next }
+		best == "" || $2 < best { best = $2; who = $1 }
+		END {
+			tie = ours <= ceil * 1.05
+			printf "\nOurs %.2f s: %.2fx the best peer'"'"'s time (%s)%s; %.2fx dd bs=32k'"'"'s%s; %.2fx `%s`'"'"'s%s.\n",
+				ours, best ? ours / best : 0, who,
+				ours <= 0.95 * best ? ", met" : (tie ? ", a tie at the ceiling" : ", **not met**"),
+				ours / dd, ours <= dd ? ", met" : (tie ? ", a tie at the ceiling" : ", **not met**"),
+				ours / file, c, ours <= file ? ", met" : (tie ? ", a tie at the ceiling" : ", **not met**")
+		}'
+}
 
 printf 'Measured %s on %s, %s cores, kernel `%s`; disk %s (%s), read_ahead_kb %s; %s rounds each, page cache dropped before every run.\n' \
 	"$(date +%F)" "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)" \
@@ -139,6 +167,11 @@ for t in $throttles; do
 		cats | while IFS= read -r spec; do
 			printf '%s\t%s %s | %s\n' "${spec%%=*}" "${spec#*=}" "$f" "$pipe_cmd" >>"$tmp/specs"
 		done
+		# The ceiling of any cat here: ours with f already cached,
+		# where the disk costs nothing and only the pipe remains.
+		printf 'ceiling: fastio, f cached\t%s/src/cat %s | %s\n' "$top" "$f" "$pipe_cmd" >>"$tmp/specs"
+		# And the disk's: f read and thrown away, nothing computed.
+		printf 'ceiling: the disk\tdd if=%s of=/dev/null bs=1M status=none\n' "$f" >>"$tmp/specs"
 		rm -f "$tmp"/t.*
 		i=0
 		while [ $i -lt "$runs" ]; do
@@ -146,7 +179,9 @@ for t in $throttles; do
 			# and the cache in a state of its own.
 			shuf "$tmp/specs" | while IFS= read -r spec; do
 				key=$(printf '%s' "${spec%%	*}" | tr -c 'A-Za-z0-9' _)
-				run "${spec#*	}" >>"$tmp/t.$key"
+				warm=
+				case $spec in "ceiling: fastio"*) warm=$f ;; esac
+				run "${spec#*	}" $warm >>"$tmp/t.$key"
 			done
 			i=$((i + 1))
 		done
@@ -161,6 +196,7 @@ for t in $throttles; do
 			median <"$tmp/t.$key" | awk -F '\t' -v n="$name" -v b="$base" \
 				'{ printf "| %s | %.2f | %.2f - %.2f | %.2fx |\n", n, $1, $2, $3, $1 / b }'
 		done <"$tmp/specs"
+		verdict "$c"
 	done
 done
 unthrottle
