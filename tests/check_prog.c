@@ -57,23 +57,29 @@ END_TEST
 
 /* What fd 2 receives while f runs, NUL-terminated (static). */
 static const char *
-stderr_of(void (*f)(void))
+output_of(int fd, void (*f)(void))
 {
 	static char got[4096];
-	int p[2], saved = dup(2);
+	int p[2], saved = dup(fd);
 	ssize_t n;
 
 	ck_assert_int_eq(pipe(p), 0);
-	dup2(p[1], 2);
+	dup2(p[1], fd);
 	f();
-	fflush(stderr);
-	dup2(saved, 2);
+	fflush(fd == 1 ? stdout : stderr);
+	dup2(saved, fd);
 	close(p[1]);
 	n = read(p[0], got, sizeof got - 1);
 	got[n > 0 ? n : 0] = '\0';
 	close(p[0]);
 	close(saved);
 	return got;
+}
+
+static const char *
+stderr_of(void (*f)(void))
+{
+	return output_of(2, f);
 }
 
 static void
@@ -136,6 +142,62 @@ START_TEST(close_stdout)
 }
 END_TEST
 
+static void
+version_of_cat(void)
+{
+	prog_version("cat");
+}
+
+/* The first line of path that contains key, in buf; NULL if none. */
+static const char *
+line_with(const char *path, const char *key, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	const char *found = NULL;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (found == NULL && fgets(buf, (int)size, f) != NULL)
+		if (strstr(buf, key) != NULL)
+			found = buf;
+	fclose(f);
+	return found;
+}
+
+/*
+ * One version everywhere: configure.ac's (PACKAGE_VERSION) is the one
+ * --version prints, NEWS's newest release, and the man pages' footers.
+ */
+START_TEST(one_version)
+{
+	static const char *const pages[] = {"man/cat.1", "man/yes.1",
+					    "man/pipebench.1"};
+	const char *src = getenv("FIO_SRCDIR"), *build = getenv("FIO_BUILDDIR");
+	char path[4096], line[512], want[128];
+	size_t i;
+
+	ck_assert_ptr_nonnull(src);
+	ck_assert_ptr_nonnull(build);
+	snprintf(path, sizeof path, "%s/NEWS", src);
+	snprintf(want, sizeof want, "release %s (", PACKAGE_VERSION);
+	ck_assert_ptr_nonnull(line_with(path, "Noteworthy changes in release",
+					line, sizeof line));
+	ck_assert_msg(strstr(line, want) != NULL, "NEWS opens with %s", line);
+	snprintf(want, sizeof want, "\"fastio-utils %s\"", PACKAGE_VERSION);
+	for (i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", build, pages[i]);
+		ck_assert_ptr_nonnull(
+		    line_with(path, ".TH ", line, sizeof line));
+		ck_assert_msg(strstr(line, want) != NULL, "%s: %s", pages[i],
+			      line);
+	}
+	ck_assert_msg(
+	    strncmp(output_of(1, version_of_cat),
+		    "cat (fastio-utils) " PACKAGE_VERSION "\n",
+		    strlen("cat (fastio-utils) " PACKAGE_VERSION "\n")) == 0,
+	    "--version: %s", output_of(1, version_of_cat));
+}
+END_TEST
+
 static Suite *
 prog_suite(void)
 {
@@ -145,6 +207,7 @@ prog_suite(void)
 	tcase_add_loop_test(tc, quote, 0, NNAMES);
 	tcase_add_test(tc, messages);
 	tcase_add_loop_test(tc, close_stdout, 0, 2);
+	tcase_add_test(tc, one_version);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,8 +5,9 @@
 # machine's /usr/bin) install fastio-utils, install fastio-utils-replace,
 # reinstall coreutils under it, and purge both, checking at each step which
 # cat and yes run, and that /usr/bin/cat and /usr/bin/yes are never
-# missing. Needs root, debhelper, lintian, debootstrap and Debian's
-# archive. .ci/run runs it; by hand: sh tests/package.sh
+# missing; then Debian's as-installed tests (debian/tests) by autopkgtest
+# inside the root. Needs root, debhelper, lintian, debootstrap and
+# Debian's archive. .ci/run runs it; by hand: sh tests/package.sh
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /var/tmp/fastio-package.XXXXXX)
@@ -91,8 +92,22 @@ has 'GNU coreutils' 'cat --version'
 run 'dpkg --purge fastio-utils' >/dev/null
 run 'test ! -e /usr/bin/pipebench' || fail "pipebench remains"
 
+# Debian's as-installed tests (debian/tests), run by autopkgtest inside
+# the root: it installs each test's packages from the .debs built above,
+# fastio-utils-replace last, with the watcher still looking for gaps.
+run 'apt-get install -y --no-install-recommends autopkgtest' >"$work/autopkgtest-install.log" 2>&1 ||
+	{ tail -20 "$work/autopkgtest-install.log"; fail "cannot install autopkgtest in the root"; }
+mkdir "$root/tmp/src"
+(cd "$work/src" && tar -c debian) | tar -x -C "$root/tmp/src"
+run 'cd /tmp && autopkgtest --output-dir=/tmp/autopkgtest-out /tmp/fastio-utils_*.deb /tmp/fastio-utils-replace_*.deb /tmp/src/ -- null' >"$work/autopkgtest.log" 2>&1 ||
+	{ tail -60 "$work/autopkgtest.log"; fail "autopkgtest failed"; }
+sed -n '/^@@@* summary/,$p' "$work/autopkgtest.log"
+run 'dpkg --purge fastio-utils-replace fastio-utils' >/dev/null
+after=$(run 'sha256sum /usr/bin/cat /usr/bin/yes')
+[ "$before" = "$after" ] || fail "GNU's files not back after autopkgtest"
+
 kill "$watcher"
 wait "$watcher" 2>/dev/null || true
 watcher=
 [ ! -e "$root/tmp/gaps" ] || fail "cat or yes went missing $(wc -l <"$root/tmp/gaps") times"
-echo "package.sh: fastio-utils and fastio-utils-replace built, lintian-clean, installed, replaced, rolled back and purged"
+echo "package.sh: fastio-utils and fastio-utils-replace built, lintian-clean, installed, replaced, rolled back, purged, and their as-installed tests passed"
