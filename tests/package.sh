@@ -101,7 +101,7 @@ mkdir "$root/tmp/src"
 (cd "$work/src" && tar -c debian) | tar -x -C "$root/tmp/src"
 run 'cd /tmp && autopkgtest --output-dir=/tmp/autopkgtest-out /tmp/fastio-utils_*.deb /tmp/fastio-utils-replace_*.deb /tmp/src/ -- null' >"$work/autopkgtest.log" 2>&1 ||
 	{ grep -v '^make\|^gcc' "$work/autopkgtest.log" | tail -100; fail "autopkgtest failed"; }
-sed -n '/^@@@* summary/,$p' "$work/autopkgtest.log"
+sed -n '/@@@@ summary/,/^autopkgtest/p' "$work/autopkgtest.log"
 run 'dpkg --purge fastio-utils-replace fastio-utils' >/dev/null
 after=$(run 'sha256sum /usr/bin/cat /usr/bin/yes')
 [ "$before" = "$after" ] || fail "GNU's files not back after autopkgtest"
