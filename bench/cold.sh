@@ -123,29 +123,26 @@ run() { # command (sh) [warm file]
 median() { sort -n | awk '{ v[NR] = $1 } END { m = (NR + 1) / 2;
 	printf "%.2f\t%.2f\t%.2f\n", (v[int(m)] + v[int(m + 0.5)]) / 2, v[1], v[NR] }'; }
 
-# The targets for one table: ours within 0.95x of the best peer's time
-# and no slower than dd bs=32k or the consumer reading f, each met, or
-# a tie at the ceiling: ours within 5% of the slower of the two ceiling
-# rows, the pipeline with f cached (what the pipe costs) and the disk
-# read alone (what the disk costs).
-verdict() { # consumer
-	for spec in $(cut -f1 "$tmp/specs" | tr ' ' '~'); do
-		name=$(echo "$spec" | tr '~' ' ')
-		printf '%s\t' "$name"
-		median <"$tmp/t.$(printf '%s' "$name" | tr -c 'A-Za-z0-9' _)" | cut -f1
-	done | awk -F '\t' -v c="$1 f" '
+# The targets for one table, from its rows' medians ("name<TAB>s"):
+# ours within 0.95x of the best peer's time and no slower than dd bs=32k
+# or the consumer reading f, each met, or a tie at the ceiling: ours
+# within 5% of the slower of the two ceiling rows, the pipeline with f
+# cached (what the pipe costs) and the disk read alone (what the disk
+# costs).
+verdict() { # consumer <medians
+	awk -F '\t' -v c="$1 f" '
+		function mark(ok) {
+			return ok ? ", met" : ours <= ceil * 1.05 ? ", a tie at the ceiling" : ", **not met**"
+		}
 		$1 == "fastio" { ours = $2; next }
 		$1 == c { file = $2; next }
 		$1 == "dd bs=32k" { dd = $2; next }
 		$1 ~ /^ceiling/ { if ($2 > ceil) ceil = $2; next }
 		best == "" || $2 < best { best = $2; who = $1 }
 		END {
-			tie = ours <= ceil * 1.05
 			printf "\nOurs %.2f s: %.2fx the best peer'"'"'s time (%s)%s; %.2fx dd bs=32k'"'"'s%s; %.2fx `%s`'"'"'s%s.\n",
-				ours, best ? ours / best : 0, who,
-				ours <= 0.95 * best ? ", met" : (tie ? ", a tie at the ceiling" : ", **not met**"),
-				ours / dd, ours <= dd ? ", met" : (tie ? ", a tie at the ceiling" : ", **not met**"),
-				ours / file, c, ours <= file ? ", met" : (tie ? ", a tie at the ceiling" : ", **not met**")
+				ours, best ? ours / best : 0, who, mark(ours <= 0.95 * best),
+				ours / dd, mark(ours <= dd), ours / file, c, mark(ours <= file)
 		}'
 }
 
@@ -190,13 +187,15 @@ for t in $throttles; do
 		printf '\n#### %s, %s MB, %s\n\n' "$c" "$((bytes / 1000000))" "$label"
 		printf '| pipeline | median (s) | min - max | vs `%s f` |\n|:--|--:|--:|--:|\n' "$c"
 		base=$(median <"$tmp/t.$(printf '%s' "$c f" | tr -c 'A-Za-z0-9' _)" | cut -f1)
+		: >"$tmp/medians"
 		while IFS= read -r spec; do
 			name=${spec%%	*}
 			key=$(printf '%s' "$name" | tr -c 'A-Za-z0-9' _)
-			median <"$tmp/t.$key" | awk -F '\t' -v n="$name" -v b="$base" \
-				'{ printf "| %s | %.2f | %.2f - %.2f | %.2fx |\n", n, $1, $2, $3, $1 / b }'
+			median <"$tmp/t.$key" | awk -F '\t' -v n="$name" -v b="$base" -v m="$tmp/medians" \
+				'{ printf "| %s | %.2f | %.2f - %.2f | %.2fx |\n", n, $1, $2, $3, $1 / b
+				   printf "%s\t%s\n", n, $1 >>m }'
 		done <"$tmp/specs"
-		verdict "$c"
+		verdict "$c" <"$tmp/medians"
 	done
 done
 unthrottle

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
-#include <errno.h>
 #include <sys/ioctl.h>
 #include <time.h>
 
@@ -15,13 +14,12 @@
  * time (mawk, a Python line loop) then wakes it once a page, and pays
  * for each wake-up: mawk spent 0.29-0.53 s of system time on 500 MB
  * from a pipe, 0.06-0.10 s reading the file itself (6.18.44-fc-v782,
- * AMD EPYC, wake-up 5.3-6.1 us). So when the
- * pipe lacks room for the next chunk, the writer sleeps for the time the
- * reader, at the pace it showed since the last look, needs to make that
- * room, and is then woken by its own timer, once a chunk. Where the
- * reader stalls, or is so fast or so slow that wake-ups cost little, the
- * blocking call waits as before. Timing only decides when to look again:
- * no byte depends on it.
+ * AMD EPYC, wake-up 5.3-6.1 us). So when the pipe lacks room for the
+ * next chunk, the writer sleeps for the time the reader, at the pace it
+ * showed since the last look, needs to make that room, and is then woken
+ * by its own timer, once a chunk. Where the reader stalls, or is so fast
+ * or so slow that wake-ups cost little, the blocking call waits as
+ * before. Timing only decides when to look again: no byte depends on it.
  */
 
 static uint64_t

@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/ioctl.h>
 
 #include "fastio.h"
