@@ -220,9 +220,14 @@ struct fio_vote {
 	unsigned rounds, bites;
 };
 
-/* What the reader of a pipe took by when (pace.c). */
+/* The pace of a pipe's reader while it had bytes to read: it took
+ * taken bytes (0: not known yet) in ns nanoseconds; late is how much
+ * longer than asked our last sleep lasted, fast counts the times in a
+ * row the reader outran the timer, skip the calls it is left alone for
+ * (pace.c). */
 struct fio_pace {
-	uint64_t at, taken;
+	uint64_t ns, taken, late;
+	unsigned fast, skip;
 };
 
 /*

@@ -128,7 +128,8 @@ fio_pump_init(struct fio_pump *p, const struct fio_fd *in,
 	p->in_mid = p->mid_size = p->out_pipe = 0;
 	p->vote.rounds = p->vote.bites = 0;
 	p->small = 0;
-	p->pace.at = p->pace.taken = 0;
+	p->pace.ns = p->pace.taken = p->pace.late = 0;
+	p->pace.fast = p->pace.skip = 0;
 	p->side = FIO_SIDE_INPUT;
 	p->in = NULL;
 	p->left = 0;

@@ -22,6 +22,8 @@ struct repeat {
 	int moved;     /* a byte reached the output: no more fallback */
 	int gifted; /* vmsplice took pages of buf: it must never be unmapped */
 	unsigned splice_flags;
+	uint64_t sent;	      /* bytes that reached the output */
+	struct fio_pace pace; /* the output pipe's reader (pace.c) */
 };
 
 static size_t
@@ -34,6 +36,7 @@ static void
 advance(struct repeat *r, size_t n)
 {
 	r->phase = (size_t)((r->phase + (uint64_t)n) % r->len);
+	r->sent += n;
 	if (r->left != FIO_FOREVER)
 		r->left -= n;
 	r->moved = 1;
@@ -250,7 +253,9 @@ turn_hot(struct repeat *r, int src[2], size_t content)
 /*
  * Move k bytes that tee() put in our middle pipe on to the output; *calls
  * counts the splices it took: one or two when the reader empties the
- * pipe in big moves, more when it takes small bites.
+ * pipe in big moves, more when it takes small bites. A splice that came
+ * back short found the pipe full: the reader is paced (pace.c) as cat's
+ * is, so that a reader of a page a read wakes us once a chunk.
  */
 static enum fio_status
 splice_out(struct repeat *r, int mid, size_t k, unsigned *calls)
@@ -258,6 +263,10 @@ splice_out(struct repeat *r, int mid, size_t k, unsigned *calls)
 	ssize_t m;
 
 	for (*calls = 0; k > 0; ++*calls) {
+		if (*calls > 0 && r->splice_flags == 0 &&
+		    r->out.pipe_size > 0 && fio_enabled(FIO_PACE))
+			fio_pace(&r->pace, r->out.fd, r->out.pipe_size, r->sent,
+				 k);
 		m = fio_splice(mid, r->out.fd, k, r->splice_flags, 0);
 		if (m <= 0) {
 			if (m == 0)
