@@ -142,9 +142,10 @@ median() { awk -F '\t' '{ w[NR] = $1; s[NR] = $2; n[NR] = $1 - $2 }
 # bs=32k or the consumer reading f. Each is met on wall time; or met net
 # of steal, where the host's share of the two CPUs decided (both sides
 # compared by their wall time less steal); or a tie at the ceiling, ours
-# within 5% of the slower of the two ceiling rows, the pipeline with f
-# cached (what the pipe costs) and the disk read alone (what the disk
-# costs); or not met.
+# within 5% of the slowest ceiling row: the pipeline with f cached (what
+# the pipe costs), the disk read alone (what the disk costs), and the
+# consumer started on no input and then the disk read (what a cat that
+# reads no further ahead than its pipes hold cannot hide); or not met.
 verdict() { # consumer <medians
 	awk -F '\t' -v c="$1 f" '
 		function mark(wall, net) {
@@ -194,6 +195,10 @@ for t in $throttles; do
 		printf 'ceiling: fastio, f cached\t%s/src/cat %s | %s\n' "$top" "$f" "$pipe_cmd" >>"$tmp/specs"
 		# And the disk's: f read and thrown away, nothing computed.
 		printf 'ceiling: the disk\tdd if=%s of=/dev/null bs=1M status=none\n' "$f" >>"$tmp/specs"
+		# And the consumer's own start: it starts on no input, its
+		# files read from the cold cache, then the disk is read. Until
+		# the consumer reads, a cat moves no more than its pipes hold.
+		printf 'ceiling: its start, then the disk\t%s </dev/null >/dev/null; dd if=%s of=/dev/null bs=1M status=none\n' "$pipe_cmd" "$f" >>"$tmp/specs"
 		# A reference, not a ceiling: under a throttle, the consumer
 		# fed from the cache at the disk's rate by pv, which catches
 		# up after a stall as a throttled disk cannot, and pays its
