@@ -591,7 +591,7 @@ END_TEST
  */
 START_TEST(pace_learns_within_a_call)
 {
-	struct fio_pace pc = {0, 0, 0, 0, 0};
+	struct fio_pace pc = {0};
 	static char buf[64 << 10];
 	uint64_t sent = 0;
 	size_t size;

@@ -128,8 +128,7 @@ fio_pump_init(struct fio_pump *p, const struct fio_fd *in,
 	p->in_mid = p->mid_size = p->out_pipe = 0;
 	p->vote.rounds = p->vote.bites = 0;
 	p->small = 0;
-	p->pace.ns = p->pace.taken = p->pace.late = 0;
-	p->pace.fast = p->pace.skip = 0;
+	p->pace = (struct fio_pace){0};
 	p->side = FIO_SIDE_INPUT;
 	p->in = NULL;
 	p->left = 0;
@@ -190,8 +189,7 @@ flush_mid(struct fio_pump *p)
 	while (p->in_mid > 0) {
 		/* Only a pipe that just filled is looked at: a look takes
 		 * the pipe's lock, which a splicing reader holds. */
-		if (calls > 0 && p->out_pipe > 0 && flags == 0 &&
-		    fio_enabled(FIO_PACE))
+		if (calls > 0 && flags == 0)
 			fio_pace(&p->pace, p->out->fd, p->out_pipe, p->total,
 				 p->in_mid);
 		n = fio_splice(p->mid[0], p->out->fd, p->in_mid, flags,

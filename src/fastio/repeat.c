@@ -263,8 +263,7 @@ splice_out(struct repeat *r, int mid, size_t k, unsigned *calls)
 	ssize_t m;
 
 	for (*calls = 0; k > 0; ++*calls) {
-		if (*calls > 0 && r->splice_flags == 0 &&
-		    r->out.pipe_size > 0 && fio_enabled(FIO_PACE))
+		if (*calls > 0 && r->splice_flags == 0)
 			fio_pace(&r->pace, r->out.fd, r->out.pipe_size, r->sent,
 				 k);
 		m = fio_splice(mid, r->out.fd, k, r->splice_flags, 0);

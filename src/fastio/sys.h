@@ -57,7 +57,8 @@ int fio_vote_count(struct fio_vote *v, int aye);
 /*
  * Before writing want bytes into the pipe fd of size bytes, sent bytes
  * written into it so far: sleep while its reader makes room, if that is
- * cheaper than being woken by each of its reads (pace.c).
+ * cheaper than being woken by each of its reads (pace.c). Nothing when
+ * size is 0 or FIO_PACE is disabled.
  */
 void fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent,
 	      size_t want);
