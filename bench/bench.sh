@@ -11,8 +11,8 @@
 # verdict for the verdict).
 # Environment: RUNS (default 5), DATA (directory for test files on a disk
 # file system, default /var/tmp/fastio-bench, kept), TMPFS (a tmpfs
-# directory, default /dev/shm), GNU_HEAD (GNU's development tree's cat
-# and yes, default shared/peers/gnu-head beside the project).
+# directory, default /dev/shm), GNU_HEAD (a directory holding GNU's
+# development tree's cat and yes, if you built them; bench/peers.sh).
 set -eu
 top=$(cd "${1:-.}" && pwd)
 shift
@@ -20,13 +20,12 @@ pb=$top/src/pipebench
 runs=${RUNS:-5}
 data=${DATA:-/var/tmp/fastio-bench}
 shm=${TMPFS:-/dev/shm}/fastio-bench
-head=${GNU_HEAD:-$(cd "$(dirname "$0")/../.." && pwd)/shared/peers/gnu-head}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$shm"' EXIT
 mkdir -p "$data" "$shm"
 
-# shellcheck source=bench/peers.sh
-. "$(dirname "$0")/peers.sh"
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 reader=""
 

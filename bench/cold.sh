@@ -24,7 +24,6 @@ data=${DATA:-/var/tmp/fastio-bench}
 throttles=${THROTTLES:-50 250 0}
 consumers=${CONSUMERS:-mawk grep wc python}
 size=${SIZE:-500000000}
-head=${GNU_HEAD:-$(cd "$(dirname "$0")/../.." && pwd)/shared/peers/gnu-head}
 tmp=$(mktemp -d)
 group=
 cleanup() {
@@ -103,10 +102,12 @@ consumer() { # name -> sets $pipe_cmd and $file_cmd
 cats() {
 	echo "fastio=$top/src/cat"
 	[ "${PEERS:-yes}" = no ] && return 0
-	[ -x "$head/cat" ] && echo "gnu-head=$head/cat"
-	[ -x /opt/peers/bin/gnu/cat ] && echo "gnu-9.10=/opt/peers/bin/gnu/cat"
-	echo "gnu-9.1=/usr/bin/cat"
-	[ -x /opt/peers/bin/uutils/cat ] && echo "uutils-0.12=/opt/peers/bin/uutils/cat"
+	[ -n "$head" ] && [ -x "$head/cat" ] && echo "gnu-head=$head/cat"
+	p=$peers_dir/bin/gnu/cat
+	[ -x "$p" ] && echo "gnu-$(version "$p")=$p"
+	echo "gnu-$(version /usr/bin/cat)=/usr/bin/cat"
+	p=$peers_dir/bin/uutils/cat
+	[ -x "$p" ] && echo "uutils-$(version "$p")=$p"
 	command -v busybox >/dev/null && echo "busybox=busybox cat"
 	return 0
 }

@@ -1,20 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # demo.sh BUILDDIR: one table a person reads in five seconds. For each
-# workload, our rate, the best peer's found here (peers.sh: the system's
-# GNU cat and yes always; GNU's development tree beside the project,
-# /opt/peers' newest GNU and uutils; busybox's cat when present) and ours
+# workload, our rate, the best peer's found here (lib.sh: the system's
+# GNU cat and yes always; bench/peers.sh --install's newest GNU and
+# uutils, GNU_HEAD's development tree if given; busybox's cat when
+# present) and ours
 # divided by it. Measured by our pipebench --compare: 5 interleaved
 # runs, medians. make bench is the full benchmark; this is its summary.
 set -eu
 top=$(cd "${1:-.}" && pwd)
 pb=$top/src/pipebench
-head=${GNU_HEAD:-$(cd "$(dirname "$0")/../.." && pwd)/shared/peers/gnu-head}
 tmp=$(mktemp -d /var/tmp/fastio-demo.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# shellcheck source=bench/peers.sh
-. "$(dirname "$0")/peers.sh"
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # A table row: workload title, pipebench options, then a command template
 # whose @ is each program in turn (ours, peers(), busybox's cat; busybox's

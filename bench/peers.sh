@@ -1,106 +1,72 @@
+#!/bin/sh
 # SPDX-License-Identifier: MIT
-# shellcheck shell=sh
-# Sourced by bench.sh, demo.sh, smallfiles.sh and sweep.sh: the peers
-# installed here, one pipebench --compare over them, the medians of its
-# JSON summary, the placements, the formatting text, the machine line.
-# The caller sets $top (the build tree), $pb (our pipebench), $head (GNU's
-# development tree's cat and yes), $tmp (a scratch directory), $runs, and
-# $reader (a prefix placing pipebench, or empty) if it places the reader.
-# shellcheck disable=SC2154 # the caller's variables
+# peers.sh --install [DIR]: install the peers make bench, make demo and
+# the other benchmarks compare with, all from Debian's archive: busybox,
+# toybox, pv and pipebench 0.40 (Debian 12's packages, on this machine),
+# and the newest GNU coreutils and uutils that Debian has (unstable's
+# coreutils and rust-coreutils, in a minimal root under DIR, default
+# /opt/peers, run through that root's own loader): DIR/bin/gnu/{cat,yes}
+# and DIR/bin/uutils/{cat,yes}. Needs root and Debian's archive.
+# peers.sh (no argument): what the benchmarks would find here.
+#
+# GNU's development tree is not in Debian: build its cat and yes yourself
+# (./bootstrap && ./configure && make src/cat src/yes in a clone of GNU
+# coreutils) and name their directory in GNU_HEAD for the benchmarks.
+set -eu
+dir=${2:-${PEERS_DIR:-/opt/peers}}
+root=$dir/root
 
-# The peers of a tool as "name=command" words: ours, GNU's development
-# tree, the newest GNU and uutils (shared/tools/newest-peers.sh installs
-# them under /opt/peers), then Debian's. With "strong", without Debian's
-# uutils 0.0.17, 5-40x slower than the rest (24 s a run formatting).
-# uutils 0.0.17's yes has no --version: then the Debian package's.
-version() {
-	v=$("$1" --version 2>/dev/null | sed -n '1s/.* //p')
-	[ -n "$v" ] || v=$(dpkg-query -W -f '${Version}' rust-coreutils 2>/dev/null | sed 's/-[^-]*$//')
-	echo "$v"
-}
-peers() { # tool [strong]
-	echo "fastio=$top/src/$1"
-	[ -x "$head/$1" ] && echo "gnu-head=$head/$1"
-	p=/opt/peers/bin/gnu/$1
-	[ -x "$p" ] && echo "gnu-$(version "$p")=$p"
-	echo "gnu-$(version "/usr/bin/$1")=/usr/bin/$1"
-	p=/opt/peers/bin/uutils/$1
-	[ -x "$p" ] && echo "uutils-$(version "$p")=$p"
-	p=/usr/lib/cargo/bin/coreutils/$1
-	[ "${2:-}" != strong ] && [ -x "$p" ] && echo "uutils-$(version "$p")=$p"
+list() {
+	for p in "$dir/bin/gnu/cat" "$dir/bin/uutils/cat" /usr/bin/cat \
+		/usr/lib/cargo/bin/coreutils/cat; do
+		[ -x "$p" ] && echo "$p: $("$p" --version 2>/dev/null | head -1)"
+	done
+	for p in busybox toybox pv pipebench; do
+		command -v "$p" >/dev/null && echo "$(command -v "$p")"
+	done
+	if [ -n "${GNU_HEAD:-}" ] && [ -x "$GNU_HEAD/cat" ]; then
+		echo "GNU_HEAD: $("$GNU_HEAD/cat" --version | head -1)"
+	fi
 	return 0
 }
 
-# "MEDIAN<TAB>NAME" per row of the JSON summary that pipebench --compare
-# --json printed last on the standard error saved in FILE.
-medians() { # file
-	[ -s "$1" ] || return 0
-	sed -n 's/^{.*"results":\[//p' "$1" | awk 'BEGIN { RS = "},{\"command\":" } {
-		n = ""; m = ""
-		if (match($0, /"name":"[^"]*"/)) n = substr($0, RSTART + 8, RLENGTH - 9)
-		if (match($0, /"median":[0-9.]+/)) m = substr($0, RSTART + 9, RLENGTH - 9)
-		if (n != "" && m != "") print m "\t" n }'
-}
+case ${1:-} in
+--install) ;;
+'') list; exit 0 ;;
+*)
+	echo "usage: peers.sh [--install [DIR]]" >&2
+	exit 2
+	;;
+esac
 
-# pipebench --compare -q with OPTIONS (words), then --name NAME COMMAND for
-# each "name=command" SPEC, COMMAND being the template with its @ replaced
-# by the command.
-compare() { # options template spec...
-	opts=$1 template=$2
-	shift 2
-	for spec in "$@"; do
-		set -- "$@" --name "${spec%%=*}" "${template%%@*}${spec#*=}${template#*@}"
-		shift
-	done
-	# shellcheck disable=SC2086 # opts and reader are words
-	${reader:-} "$pb" --compare -q $opts "$@"
-}
-
-# The formatting benchmarks' text, unless it exists: 500 MB of the C
-# headers installed here, over and over.
-make_text() { # file
-	[ -s "$1" ] && return 0
-	find /usr/include -name '*.h' | sort | xargs cat >"$tmp/seed"
-	while [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -lt 500000000 ]; do
-		cat "$tmp/seed" >>"$1"
-	done
-	truncate -s 500000000 "$1"
-}
-
-# Where the producer and the reader run: free (where the scheduler likes),
-# split (producer on CPU 0, reader on CPU 1), same (both on CPU 0).
-# shellcheck disable=SC2034 # on0 is for the caller
-place() { # placement: sets $on0 (a prefix for producers) and $reader
-	case $1 in
-	free) on0="" reader="" ;;
-	split) on0="taskset -c 0 " reader="taskset -c 1" ;;
-	same) on0="taskset -c 0 " reader="taskset -c 0" ;;
-	esac
-}
-
-# A titled table: compare() over the peers, the reader (pipebench) placed
-# by $reader; its stderr, the JSON summary last, stays in $tmp/ID.err.
-table() { # id title options... -- template peers...
-	id=$1 title=$2
-	shift 2
-	opts=""
-	while [ "$1" != -- ]; do
-		opts="$opts $1"
-		shift
-	done
-	shift
-	printf '\n#### %s\n\n' "$title"
-	compare "--json --runs $runs $opts" "$@" 2>"$tmp/$id.err" ||
-		{ cat "$tmp/$id.err" >&2; return 1; }
-}
-
-# The line that opens each workload's tables: date, CPU, kernel build, the
-# costs bench/machine.c measures, runs.
-machine() {
-	[ -x "$tmp/machine" ] ||
-		${CC:-cc} -O2 -o "$tmp/machine" "$(dirname "$0")/machine.c"
-	printf 'Measured %s on %s, %s cores, kernel `%s`; %s; %s runs each.\n' \
-		"$(date -u +%Y-%m-%d)" \
-		"$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')" \
-		"$(nproc)" "$(uname -rv)" "$("$tmp/machine")" "$runs"
-}
+[ "$(id -u)" = 0 ] || { echo "peers.sh: installing needs root" >&2; exit 1; }
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y busybox toybox pv pipebench mmdebstrap hyperfine >/dev/null ||
+	{ echo "peers.sh: apt-get install failed" >&2; exit 1; }
+mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+[ -n "$mirror" ] || mirror=$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list 2>/dev/null)
+[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+if [ ! -x "$root/usr/bin/cat" ] || [ ! -x "$root/usr/lib/cargo/bin/coreutils/cat" ]; then
+	rm -rf "$root"
+	mkdir -p "$dir"
+	# A mirror's snapshot of sid may be past its Release file's
+	# Valid-Until: the date is the snapshot's, the signature still holds.
+	mmdebstrap --quiet --variant=minbase --include=coreutils,rust-coreutils \
+		--aptopt='Acquire::Check-Valid-Until "false"' \
+		sid "$root" "deb $mirror sid main" ||
+		{ echo "peers.sh: mmdebstrap of unstable failed" >&2; exit 1; }
+fi
+# The root's programs with its own loader and libraries, on this
+# machine's paths, named as they are invoked (--argv0).
+loader=$(ls "$root"/usr/lib64/ld-linux-x86-64.so.2 "$root"/lib64/ld-linux-x86-64.so.2 2>/dev/null | head -1)
+libs=$root/usr/lib/x86_64-linux-gnu
+mkdir -p "$dir/bin/gnu" "$dir/bin/uutils"
+for p in cat yes; do
+	printf '#!/bin/sh\nexec %s --library-path %s --argv0 %s %s "$@"\n' \
+		"$loader" "$libs" "$p" "$root/usr/bin/$p" >"$dir/bin/gnu/$p"
+	printf '#!/bin/sh\nexec %s --library-path %s --argv0 %s %s "$@"\n' \
+		"$loader" "$libs" "$p" "$root/usr/lib/cargo/bin/coreutils/$p" \
+		>"$dir/bin/uutils/$p"
+	chmod 755 "$dir/bin/gnu/$p" "$dir/bin/uutils/$p"
+done
+list

@@ -19,23 +19,22 @@ top=$(cd "${1:-.}" && pwd)
 [ $# -gt 0 ] || set -- 100000 500000
 pb=$top/src/pipebench
 runs=${RUNS:-5}
-head=${GNU_HEAD:-$(cd "$(dirname "$0")/../.." && pwd)/shared/peers/gnu-head}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "${TMPFS:-/dev/shm}/fastio-small" "${DATA:-/var/tmp/fastio-bench}/small"' EXIT
 ${CC:-cc} -O2 -o "$tmp/smallfiles" "$(dirname "$0")/smallfiles.c" -luring
 
-# shellcheck source=bench/peers.sh
-. "$(dirname "$0")/peers.sh"
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-# The peers as native binaries, one "name=command" a line (peers.sh's
-# /opt/peers entries are wrapper scripts).
-root=/opt/peers/root
+# The peers as native binaries, one "name=command" a line (bench/peers.sh's
+# entries are wrapper scripts).
+root=$peers_dir/root
 native() {
 	echo "fastio=$top/src/cat"
-	[ -x "$head/cat" ] && echo "gnu-head=$head/cat"
+	[ -n "$head" ] && [ -x "$head/cat" ] && echo "gnu-head=$head/cat"
 	echo "gnu-$(version /usr/bin/cat)=/usr/bin/cat"
-	[ -x "$root/usr/bin/coreutils" ] &&
-		echo "uutils-$(version /opt/peers/bin/uutils/cat)=$root/lib64/ld-linux-x86-64.so.2 --library-path $root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu $root/usr/bin/coreutils cat"
+	[ -x "$root/usr/lib/cargo/bin/coreutils/cat" ] &&
+		echo "uutils-$(version "$peers_dir/bin/uutils/cat")=$root/usr/lib64/ld-linux-x86-64.so.2 --library-path $root/usr/lib/x86_64-linux-gnu $root/usr/lib/cargo/bin/coreutils/cat"
 	command -v busybox >/dev/null && echo "busybox=busybox cat"
 	for m in syscalls uring uring-stat uring-statx; do
 		echo "proto:$m=$tmp/smallfiles $m"

@@ -30,8 +30,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$shm"' EXIT
 mkdir -p "$data" "$shm"
 
-# shellcheck source=bench/peers.sh
-. "$(dirname "$0")/peers.sh"
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # One build tree per value; a variant is "VALUE=its src directory", and
 # a table's template names the program after the @.
@@ -52,7 +52,7 @@ for v in "$@"; do
 	variants="$variants $v=$tmp/v$i/src"
 done
 
-# A table over the variants (peers.sh's table); each row's ratio to the
+# A table over the variants (lib.sh's table); each row's ratio to the
 # table's best median goes to $tmp/ratios as "VALUE RATIO TABLE".
 over() { # id title options... -- template
 	# shellcheck disable=SC2086 # the variants are words

@@ -52,33 +52,36 @@ static int bulk_input; /* formatting a regular file (see put_formatted) */
 static int
 usage(int status)
 {
+	static const char *const options[] = {
+	    "  -A, --show-all           equivalent to -vET\n",
+	    "  -b, --number-nonblank    number nonempty output lines, "
+	    "overrides -n\n",
+	    "  -e                       equivalent to -vE\n",
+	    "  -E, --show-ends          display $ or ^M$ at end of each line\n",
+	    "  -n, --number             number all output lines\n",
+	    "  -s, --squeeze-blank      suppress repeated empty output lines\n",
+	    "  -t                       equivalent to -vT\n",
+	    "  -T, --show-tabs          display TAB characters as ^I\n",
+	    "  -u                       (ignored)\n",
+	    "  -v, --show-nonprinting   use ^ and M- notation, except for LFD "
+	    "and TAB\n",
+	};
+	size_t i;
+
 	if (status != EXIT_SUCCESS) {
 		prog_try_help();
 		return status;
 	}
 	prog_locale();
-	/* In GNU's pieces, so that GNU's catalog translates those it has. */
+	/* In GNU 9.10's pieces, one an option, so that its catalog
+	 * translates them. */
 	printf(_("Usage: %s [OPTION]... [FILE]...\n"), program_name);
 	fputs(_("Concatenate FILE(s) to standard output.\n"), stdout);
 	fputs(_("\nWith no FILE, or when FILE is -, read standard input.\n"),
 	      stdout);
-	fputs(_("  -A, --show-all           equivalent to -vET\n"
-		"  -b, --number-nonblank    number nonempty output lines, "
-		"overrides -n\n"
-		"  -e                       equivalent to -vE\n"
-		"  -E, --show-ends          display $ or ^M$ at end of each "
-		"line\n"
-		"  -n, --number             number all output lines\n"
-		"  -s, --squeeze-blank      suppress repeated empty output "
-		"lines\n"),
-	      stdout);
-	fputs(_("  -t                       equivalent to -vT\n"
-		"  -T, --show-tabs          display TAB characters as ^I\n"
-		"  -u                       (ignored)\n"
-		"  -v, --show-nonprinting   use ^ and M- notation, except for "
-		"LFD and TAB\n"),
-	      stdout);
-	prog_help_version();
+	for (i = 0; i < sizeof options / sizeof options[0]; i++)
+		prog_option("cat", _(options[i]));
+	prog_help_version("cat");
 	printf(_("\nExamples:\n"
 		 "  %s f - g  Output f's contents, then standard input, then "
 		 "g's contents.\n"

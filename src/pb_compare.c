@@ -30,7 +30,7 @@ pb_start_producer(const char *cmd, char *const argv[], int *fd)
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
-	(void)fio_pipe_grow(p[1], 0);
+	(void)fio_pipe_grow(p[1], PB_PIPE_SIZE);
 	pid = fork();
 	if (pid == 0) {
 		sigset_t none;

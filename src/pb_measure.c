@@ -153,9 +153,9 @@ pb_measure(struct pb_transfer *r, char *buf)
 		r->out.kind = FIO_REGULAR;
 	/* A relay's own pipes, grown whatever moves the bytes. */
 	if (r->in.kind == FIO_PIPE)
-		r->in.pipe_size = fio_pipe_grow(r->in.fd, 0);
+		r->in.pipe_size = fio_pipe_grow(r->in.fd, PB_PIPE_SIZE);
 	if (r->out.kind == FIO_PIPE)
-		r->out.pipe_size = fio_pipe_grow(r->out.fd, 0);
+		r->out.pipe_size = fio_pipe_grow(r->out.fd, PB_PIPE_SIZE);
 	if (opt->touch || opt->max_lines || pb_expected.buf != NULL)
 		flags |= FIO_PUMP_USER;
 	atomic_store_explicit(&moved, 0, memory_order_relaxed);

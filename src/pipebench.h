@@ -29,6 +29,14 @@
 
 #include "fastio/fastio.h"
 
+/*
+ * A meter's pipes, in and out, are grown to pipe-max-size's default, so
+ * that the producer is measured and not the pipe (a pipe of 64 KiB makes
+ * producer and reader take turns). Not cat's size: a meter runs once,
+ * beside the programs it measures, not by the dozen.
+ */
+#define PB_PIPE_SIZE ((size_t)1 << 20)
+
 /* The command line, parsed once and not changed afterwards. */
 struct pb_options {
 	int quiet, no_summary, raw, si, no_units, progress, touch, json;

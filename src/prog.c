@@ -280,12 +280,18 @@ close_stream(FILE *f)
 	return 0;
 }
 
+/*
+ * GNU 9.7 and later report a failure found on closing stdout (after
+ * --help, say) with gnulib's message, which GNU's catalog does not
+ * translate: "write error" stays English in every locale, while the
+ * programs' own write errors are translated (GNU 9.1 translated both).
+ */
 int
 prog_close_stdout(void)
 {
 	if (close_stream(stdout) < 0) {
 		prog_locale();
-		report(errno, _("write error"));
+		report(errno, "write error");
 		return 1;
 	}
 	if (close_stream(stderr) < 0)
@@ -305,13 +311,66 @@ prog_common_option(int c, const char *command, int (*usage)(int))
 	return usage(EXIT_FAILURE);
 }
 
+/*
+ * Where TERM names a terminal (set, not empty, not "dumb"; GNU does not
+ * ask whether stdout is one, as its --help is often piped into less),
+ * GNU 9.10 shows each option of --help in bold and as a hyperlink to its
+ * entry in GNU's manual. The option's text starts at its first '-' and
+ * ends at a tab, two spaces or a newline, or, once a long option has
+ * begun, at a space not followed by '-' (some translations put one space
+ * between option and description). Without a '-', or with one that comes
+ * after two spaces (inside a description), it is the first word.
+ */
 void
-prog_help_version(void)
+prog_option(const char *command, const char *text)
 {
-	fputs(_("      --help\n"
-		"         display this help and exit\n"),
-	      stdout);
-	fputs(_("      --version\n"
-		"         output version information and exit\n"),
-	      stdout);
+	const char *term = getenv("TERM"), *first, *opt, *end, *p;
+	int spaces = 0, double_space = 1;
+	size_t anchor;
+
+	if (term == NULL || *term == '\0' || strcmp(term, "dumb") == 0) {
+		fputs(text, stdout);
+		return;
+	}
+	first = text + strspn(text, " \t\n");
+	opt = strchr(text, '-');
+	if (opt != NULL && opt != first)
+		for (p = first; p < opt && spaces < 2; p++)
+			spaces += isspace((unsigned char)*p) != 0;
+	if (opt == NULL || spaces == 2) {
+		opt = first;
+		double_space = 0;
+	}
+	anchor = strcspn(opt, ",= [\n");
+	for (end = opt + anchor; *end != '\0' && *end != '\n'; end++) {
+		if (end[0] == '-' && end[1] == '-')
+			double_space = 0;
+		if (isspace((unsigned char)*end) &&
+		    (*end == '\t' || isspace((unsigned char)end[1]) ||
+		     (!double_space && end[1] != '-')))
+			break;
+	}
+	fwrite(text, 1, (size_t)(first - text), stdout);
+	if (strncmp(opt, "--help", 6) == 0 || strncmp(opt, "--version", 9) == 0)
+		printf(
+		    "\033]8;;https://www.gnu.org/software/coreutils/%s#%s%.*s",
+		    command, command, (int)anchor, opt);
+	else
+		printf("\033]8;;https://www.gnu.org/software/coreutils/manual/"
+		       "coreutils.html#%s%.*s",
+		       command, (int)anchor, opt);
+	fputs("\033\\\033[1m", stdout);
+	fwrite(first, 1, (size_t)(end - first), stdout);
+	fputs("\033[0m\033]8;;\033\\", stdout);
+	fputs(end, stdout);
+}
+
+void
+prog_help_version(const char *command)
+{
+	prog_option(command, _("      --help\n"
+			       "         display this help and exit\n"));
+	prog_option(command,
+		    _("      --version\n"
+		      "         output version information and exit\n"));
 }

@@ -46,8 +46,15 @@ void prog_warn(int err, const char *fmt, ...)
  */
 const char *prog_quote(const char *name);
 
+/*
+ * One option's lines of --help (text already translated), as GNU 9.10
+ * prints them: in bold and linked to command's entry in GNU's manual
+ * where TERM names a terminal, as they are otherwise.
+ */
+void prog_option(const char *command, const char *text);
+
 /* --help's lines for --help and --version, GNU's (its catalog has them). */
-void prog_help_version(void);
+void prog_help_version(const char *command);
 
 /* GNU's second line after an option error. */
 void prog_try_help(void);
@@ -57,7 +64,8 @@ void prog_version(const char *command);
 
 /*
  * Flush and close stdout and stderr as GNU's close_stdout does. Returns 0,
- * or 1 after printing "PROG: write error: ..." when stdout failed.
+ * or 1 after printing "PROG: write error: ..." when stdout failed ("write
+ * error" in English, as GNU 9.7 and later print it there).
  */
 int prog_close_stdout(void);
 

@@ -18,14 +18,14 @@ usage(int status)
 		prog_try_help();
 		return status;
 	}
-	/* In GNU's pieces, so that GNU's catalog translates those it has. */
+	/* In GNU 9.10's pieces, so that its catalog translates them. */
 	printf(_("Usage: %s [STRING]...\n"
 		 "  or:  %s OPTION\n"),
 	       program_name, program_name);
 	fputs(_("Repeatedly output a line with all specified STRING(s), or "
 		"'y'.\n\n"),
 	      stdout);
-	prog_help_version();
+	prog_help_version("yes");
 	fputs("\n"
 	      "This yes is part of fastio-utils, a faster drop-in for GNU "
 	      "coreutils' yes.\n"

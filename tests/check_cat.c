@@ -173,18 +173,21 @@ END_TEST
 /*
  * Input and output kinds, each strategy and scanner forced in turn. Row:
  * option set (plain over small+big, -A over small, -nsE over big) x input
- * (operands, stdin file, stdin pipe) x output kind x forced.
+ * (operands, stdin file, stdin pipe) x output kind x forced. A terminal
+ * is a case of its own (tty_kinds): a chroot without /dev/pts has none.
  */
 static const enum spawn_out out_kinds[] = {
-    OUT_PIPE, OUT_FILE, OUT_APPEND_FILE, OUT_SOCKET, OUT_PTY,
+    OUT_PIPE,
+    OUT_FILE,
+    OUT_APPEND_FILE,
+    OUT_SOCKET,
 };
 #define NOUTS  (int)(sizeof out_kinds / sizeof out_kinds[0])
 #define NKINDS (3 * 3 * NOUTS * NFORCED)
 
-START_TEST(kinds_matrix)
+static void
+kinds_case(int set, int in, enum spawn_out out, int force)
 {
-	int set = _i % 3, in = _i / 3 % 3, out = _i / 9 % NOUTS,
-	    force = _i / 9 / NOUTS;
 	const char *const *lists[2] = {small_inputs, big_inputs};
 	const char *argv[MAX_ARGV] = {"cat"};
 	struct spawn s = {0};
@@ -230,14 +233,26 @@ START_TEST(kinds_matrix)
 	s.in = in == 0 ? IN_DEVNULL : in == 1 ? IN_FILE : IN_PIPE;
 	s.in_data = data;
 	s.in_len = len;
-	s.out = out_kinds[out];
+	s.out = out;
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
 	snprintf(what, sizeof what, "set %d, input %d, output %d, forced %d",
-		 set, in, out, force);
+		 set, in, (int)out, force);
 	check_output(&r, want, want_len, what);
 	spawn_free(&r);
 	free(want);
 	free(data);
+}
+
+START_TEST(kinds_matrix)
+{
+	kinds_case(_i % 3, _i / 3 % 3, out_kinds[_i / 9 % NOUTS],
+		   _i / 9 / NOUTS);
+}
+END_TEST
+
+START_TEST(tty_kinds)
+{
+	kinds_case(_i % 3, _i / 3 % 3, OUT_PTY, _i / 9);
 }
 END_TEST
 
@@ -1120,6 +1135,7 @@ need_disk(void)
 
 /* cold_window: a file system on a disk and a native run. */
 static spawn_need *const cold[] = {need_disk, spawn_need_native, NULL};
+static spawn_need *const pty[] = {spawn_need_pty, NULL};
 
 /* peak_rss: GNU's cat to compare with, a native run and real RSS. */
 static spawn_need *const rss[] = {spawn_need_gnu_cat, spawn_need_native,
@@ -1149,6 +1165,7 @@ cat_suite(void)
 	suite_add_tcase(s, tc);
 	suite_add_needing(s, "rss", peak_rss, 1, rss);
 	suite_add_needing(s, "cold", cold_window, 1, cold);
+	suite_add_needing(s, "tty", tty_kinds, 3 * 3 * NFORCED, pty);
 	return s;
 }
 

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,16 +98,22 @@ START_TEST(classify_streams)
 	close(p[0]);
 	close(p[1]);
 
-	m = posix_openpt(O_RDWR | O_NOCTTY);
-	ck_assert_int_ge(m, 0);
-	ck_assert_int_eq(grantpt(m) | unlockpt(m), 0);
-	ck_assert_int_eq(kind_of_path(ptsname(m)), FIO_TTY);
-	close(m);
-
 	m = spawn_temp_fd("x", O_APPEND);
 	ck_assert_int_eq(fio_classify(m, &f), 0);
 	ck_assert(f.flags & FIO_APPEND);
 	ck_assert(!(f.flags & FIO_NONBLOCK));
+	close(m);
+}
+END_TEST
+
+/* A terminal: needs one (a chroot without /dev/pts has none). */
+START_TEST(classify_tty)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+
+	ck_assert_int_ge(m, 0);
+	ck_assert_int_eq(grantpt(m) | unlockpt(m), 0);
+	ck_assert_int_eq(kind_of_path(ptsname(m)), FIO_TTY);
 	close(m);
 }
 END_TEST
@@ -382,6 +389,87 @@ START_TEST(pipe_grow_unprivileged)
 }
 END_TEST
 
+/*
+ * Giving back what was grown: to the size asked for when the pipe holds
+ * no more than that, else to the smallest power-of-two multiple of it
+ * that holds what it holds (the kernel refuses a size below its
+ * contents, EBUSY).
+ */
+START_TEST(pipe_give_back)
+{
+	static char data[100 << 10];
+	long page = sysconf(_SC_PAGESIZE);
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_uint_eq(fio_pipe_grow(p[1], 1 << 20), 1 << 20);
+	ck_assert_uint_eq(fio_pipe_give_back(p[1], 16 * page), 16 * page);
+	ck_assert_uint_eq(fio_pipe_grow(p[1], 1 << 20), 1 << 20);
+	ck_assert_int_eq(write(p[1], data, sizeof data), sizeof data);
+	/* 25 pages of 4 KiB: 32 slots hold them, not 16. */
+	if (page == 4096)
+		ck_assert_uint_eq(fio_pipe_give_back(p[1], 16 * page),
+				  32 * page);
+	/* Never grown by it. */
+	ck_assert_uint_eq(fio_pipe_give_back(p[1], 1 << 20),
+			  (size_t)fcntl(p[1], F_GETPIPE_SZ));
+	close(p[0]);
+	close(p[1]);
+	ck_assert_uint_eq(fio_pipe_give_back(p[1], 65536), 0); /* closed */
+}
+END_TEST
+
+/*
+ * Growing a pipe never takes the last of its user's soft pipe quota
+ * (root has none: the child becomes a user of its own). With the quota
+ * spent to within one pipe of 1 MiB, a growth to 1 MiB would leave the
+ * user's next pipe two slots: it is undone, and the size in effect is
+ * the old one; a growth to 256 KiB leaves room, and stays.
+ */
+START_TEST(pipe_grow_leaves_quota)
+{
+	uid_t uid = 3100000000u + (uid_t)getpid() % 1000000u;
+	long page = sysconf(_SC_PAGESIZE);
+	int p[2], held[2048], n = 0, status;
+	pid_t pid;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setgid(uid) < 0 ||
+		    setuid(uid) < 0)
+			_exit(2);
+		/* Pipes of 1 MiB until a new one gets two slots. */
+		for (;;) {
+			if (n + 2 > 2048 || pipe(held + n) < 0)
+				_exit(3);
+			if (fcntl(held[n + 1], F_GETPIPE_SZ) <= 2 * page)
+				break;
+			if (fcntl(held[n + 1], F_SETPIPE_SZ, 1 << 20) < 0)
+				_exit(4);
+			n += 2;
+		}
+		close(held[n]);
+		close(held[n + 1]);
+		/* One back: room for a new pipe and one growth to 1 MiB. */
+		n -= 2;
+		close(held[n]);
+		close(held[n + 1]);
+		if (pipe(p) < 0 || fcntl(p[1], F_GETPIPE_SZ) != 16 * page)
+			_exit(5);
+		if (fio_pipe_grow(p[1], 1 << 20) != (size_t)(16 * page) ||
+		    fcntl(p[1], F_GETPIPE_SZ) != 16 * page)
+			_exit(6);
+		if (fio_pipe_grow(p[1], 256 << 10) != 256 << 10)
+			_exit(7);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the child failed at step %d", WEXITSTATUS(status));
+}
+END_TEST
+
 /* Short writes continue where they stopped. */
 START_TEST(write_all_short)
 {
@@ -451,6 +539,9 @@ START_TEST(buffer_alloc_aligned)
 }
 END_TEST
 
+static spawn_need *const pty[] = {spawn_need_pty, NULL};
+static spawn_need *const root[] = {spawn_need_root, NULL};
+
 static Suite *
 fastio_suite(void)
 {
@@ -471,10 +562,13 @@ fastio_suite(void)
 	tcase_add_test(tc, repeat_errors);
 	tcase_add_loop_test(tc, repeat_nonblocking, 0, 4);
 	tcase_add_test(tc, pipe_grow_unprivileged);
+	tcase_add_test(tc, pipe_give_back);
 	tcase_add_test(tc, write_all_short);
 	tcase_add_loop_test(tc, repeat_vmsplice_shifted, 0, 9);
 	tcase_add_loop_test(tc, buffer_alloc_aligned, 0, 3);
 	suite_add_tcase(s, tc);
+	suite_add_needing(s, "tty", classify_tty, 1, pty);
+	suite_add_needing(s, "quota", pipe_grow_leaves_quota, 1, root);
 	return s;
 }
 

@@ -12,11 +12,15 @@
 
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "spawn.h"
@@ -468,37 +472,46 @@ END_TEST
 
 /*
  * The user's soft pipe quota spent (as nobody: root has none): every pipe
- * a program makes starts with two pages. The output is still exact. (A
+ * a program makes starts with two slots, and none can grow. Every
+ * strategy still gives the output it gives with the quota free. (A
  * failing F_SETPIPE_SZ needs fs.pipe-user-pages-hard, a global setting a
  * test should not change: the fault matrix fails it with EPERM and EBUSY.)
  */
+static const struct {
+	const char *prog, *args[3], *env;
+} quota_cases[] = {
+    {"cat", {"@"}, NULL},
+    {"cat", {"@"}, "FASTIO_DISABLE=splice"},
+    {"cat", {"-n", "@"}, NULL},
+    {"cat", {"-n", "@"}, "FASTIO_FORCE=thread"},
+    {"cat", {"-"}, NULL},
+    {"cat", {"-"}, "FASTIO_DISABLE=splice"},
+    {"yes", {NULL}, NULL},
+    {"yes", {"longer line"}, NULL},
+    {"yes", {NULL}, "FASTIO_DISABLE=pages"},
+    {"yes", {NULL}, "FASTIO_DISABLE=tee"},
+    {"yes", {NULL}, "FASTIO_DISABLE=all"},
+    {"pipebench", {"-Q"}, NULL},
+    {"pipebench", {"-Q", "--touch"}, NULL},
+};
+#define NQUOTA (int)(sizeof quota_cases / sizeof quota_cases[0])
+
 START_TEST(pipe_quota)
 {
-	static const struct {
-		const char *prog, *args[3];
-	} cases[] = {
-	    {"cat", {"@"}},
-	    {"cat", {"-n", "@"}},
-	    {"cat", {"-"}},
-	    {"yes", {NULL}},
-	    {"yes", {"longer line"}},
-	    {"pipebench", {"-Q"}},
-	    {"pipebench", {"-Q", "--touch"}},
-	};
-	const char *argv[5] = {cases[_i].prog};
+	const char *argv[5] = {quota_cases[_i].prog};
+	const char *env[2] = {quota_cases[_i].env, NULL};
 	size_t len = 3 * MIB;
 	char *data = spawn_lines(len, INPUT_LINE),
 	     *path = spawn_temp_path(data, len);
-	int is_yes = strcmp(cases[_i].prog, "yes") == 0;
+	int is_yes = strcmp(quota_cases[_i].prog, "yes") == 0;
 	struct spawn s = {0}, plain;
 	struct spawn_result r, good;
 
-	if (geteuid() != 0)
-		goto out; /* only root can become nobody */
-	with_args(argv, cases[_i].args, 3, path);
+	with_args(argv, quota_cases[_i].args, 3, path);
 	ck_assert_int_eq(chmod(path, 0644), 0);
-	s.prog = cases[_i].prog;
+	s.prog = quota_cases[_i].prog;
 	s.argv = argv;
+	s.env = env;
 	s.in = IN_PIPE;
 	s.in_data = data;
 	s.in_len = len;
@@ -521,7 +534,110 @@ START_TEST(pipe_quota)
 	}
 	spawn_free(&r);
 	spawn_free(&good);
-out:
+	unlink(path);
+	free(path);
+	free(data);
+}
+END_TEST
+
+/*
+ * Many copies at once, as one ordinary user, each stopped by a full pipe
+ * that nobody reads (`cat BIG | sleep`, `yes | sleep`): the pipe slots
+ * they hold count against the user's soft pipe quota, and must leave a
+ * new pipe of that user its default sixteen. A cat that grew its output
+ * pipe and its private one to 1 MiB each failed at 32 copies, GNU HEAD's
+ * (512 KiB each) fails at 64, and a yes holding three pipes of 1 MiB
+ * failed at 32. The user is one of its own (from the pid), so that no
+ * other test's pipes count.
+ */
+static const struct {
+	const char *prog;
+	int copies;
+} crowds[] = {
+    {"cat", 64},
+    {"yes", 32},
+};
+#define CROWD_FILE (8 * MIB)
+#define CROWD_MAX  64
+
+/* The child, as uid: the crowd, then a new pipe's size to report. */
+static _Noreturn void
+crowd(int report, const char *exe, const char *file, int copies, uid_t uid)
+{
+	int out[CROWD_MAX], i, p[2], size = -1, queued, cap, status;
+	pid_t pids[CROWD_MAX];
+
+	if (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0)
+		_exit(2);
+	for (i = 0; i < copies; i++) {
+		if (pipe(p) < 0)
+			_exit(3);
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			dup2(p[1], STDOUT_FILENO);
+			close(p[0]);
+			close(p[1]);
+			execl(exe, exe, file, (char *)NULL);
+			_exit(127);
+		}
+		close(p[1]);
+		out[i] = p[0];
+	}
+	/* Each has grown what it grows once its pipe is full: it then
+	 * waits there (a full pipe of tee's slots holds 32 bytes less a
+	 * page). One that ended instead is a failure too. */
+	for (i = 0; i < copies; i++)
+		for (;;) {
+			cap = fcntl(out[i], F_GETPIPE_SZ);
+			if (ioctl(out[i], FIONREAD, &queued) < 0 || cap <= 0)
+				_exit(4);
+			if (queued >= cap - cap / 64)
+				break;
+			if (waitpid(pids[i], &status, WNOHANG) == pids[i])
+				_exit(5);
+			usleep(100);
+		}
+	if (pipe(p) == 0)
+		size = fcntl(p[1], F_GETPIPE_SZ);
+	for (i = 0; i < copies; i++) {
+		kill(pids[i], SIGKILL);
+		close(out[i]);
+		waitpid(pids[i], &status, 0);
+	}
+	_exit(write(report, &size, sizeof size) == sizeof size ? 0 : 6);
+}
+
+START_TEST(quota_many)
+{
+	char *data = spawn_lines(CROWD_FILE, INPUT_LINE),
+	     *path = spawn_temp_path(data, CROWD_FILE);
+	const char *exe = spawn_path_as_other(crowds[_i].prog);
+	uid_t uid = 3000000000u + (uid_t)getpid() % 1000000u;
+	long page = sysconf(_SC_PAGESIZE);
+	int report[2], size = 0, status;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(exe);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_int_eq(pipe(report), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(report[0]);
+		crowd(report[1], exe,
+		      strcmp(crowds[_i].prog, "cat") == 0 ? path : "y",
+		      crowds[_i].copies, uid);
+	}
+	close(report[1]);
+	ck_assert_int_eq(read(report[0], &size, sizeof size), sizeof size);
+	close(report[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the crowd's child: status %#x", status);
+	ck_assert_msg(size == 16 * page,
+		      "%d concurrent %s: a new pipe of their user holds %d "
+		      "bytes, not %ld",
+		      crowds[_i].copies, crowds[_i].prog, size, 16 * page);
 	unlink(path);
 	free(path);
 	free(data);
@@ -997,6 +1113,7 @@ END_TEST
 
 static spawn_need *const strace[] = {spawn_need_strace, NULL};
 static spawn_need *const native[] = {spawn_need_native, NULL};
+static spawn_need *const root[] = {spawn_need_root, NULL};
 
 static Suite *
 inject_suite(void)
@@ -1012,7 +1129,6 @@ inject_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, few_descriptors_many_files, 0, 4);
 	tcase_add_loop_test(tc, no_pipe_left, 0, 6);
-	tcase_add_loop_test(tc, pipe_quota, 0, 7);
 	tcase_add_loop_test(tc, file_size_limit, 0, 6);
 	tcase_add_loop_test(tc, address_space_limit, 0, 7);
 	tcase_add_loop_test(tc, nonblocking, 0, 9);
@@ -1020,6 +1136,8 @@ inject_suite(void)
 	suite_add_tcase(s, tc);
 	suite_add_needing(s, "strace", strace_witness, NWITNESSES, strace);
 	suite_add_needing(s, "storm", signal_storm_shell, 1, native);
+	suite_add_needing(s, "quota", pipe_quota, NQUOTA, root);
+	suite_add_needing(s, "crowd", quota_many, 2, root);
 	return s;
 }
 

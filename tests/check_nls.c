@@ -2,11 +2,13 @@
 /*
  * Translations: in a German and a French locale, made with localedef in a
  * temporary LOCPATH, our cat and yes print the same standard error, byte
- * for byte, and exit with the same status as the system's GNU cat and yes
- * (through GNU's own catalogs, which we do not ship), in 23 error cases
- * each. Skipped (status 77, with a line saying why) without the locales'
- * sources (Debian's locales package), localedef, GNU's catalogs, or a
- * GNU /usr/bin/cat; and in builds without NLS.
+ * for byte, and exit with the same status as the newest GNU cat and yes
+ * (through GNU's own catalogs, which we do not ship), in 27 error cases
+ * each: the system's GNU's, except where the newest release prints
+ * otherwise (closing); and, where the system's GNU is the newest layout
+ * (9.10 or later), the same --help. Skipped (status 77, with a line saying why)
+ * without the locales' sources (Debian's locales package), localedef, GNU's
+ * catalogs, or a GNU /usr/bin/cat; and in builds without NLS.
  */
 #include "config.h"
 
@@ -33,37 +35,47 @@
 static char locpath[PATH_MAX], ourpath[PATH_MAX + 8], infile[PATH_MAX];
 static const char *const locales[] = {"de_DE.UTF-8", "fr_FR.UTF-8"};
 
-/* A case: a program's arguments and the kind of its stdout. "@" is a
+/*
+ * A case: a program's arguments and the kind of its stdout. "@" is a
  * readable file; a case with sh set runs through bash, where "@@" is
- * the program (run as its plain name, exec -a). */
+ * the program (run as its plain name, exec -a). closing: the write error
+ * is found on closing stdout, where GNU 9.7 and later say "write error"
+ * in English (9.1 translated it): ours must say what the newest GNU
+ * says, with the system's strerror text, whatever GNU is installed.
+ */
 static const struct {
 	const char *prog, *args[4];
 	enum spawn_out out;
 	const char *sh;
+	int closing;
 } cases[] = {
-    {"cat", {"/nonexistent"}, OUT_PIPE, NULL},
-    {"cat", {"."}, OUT_PIPE, NULL},
-    {"cat", {"--foo"}, OUT_PIPE, NULL},
-    {"cat", {"-x"}, OUT_PIPE, NULL},
-    {"cat", {"--number=3"}, OUT_PIPE, NULL},
-    {"cat", {"--show"}, OUT_PIPE, NULL},
-    {"cat", {"@"}, OUT_DEVFULL, NULL},
-    {"cat", {"-n", "@"}, OUT_DEVFULL, NULL},
-    {"cat", {"/nonexistent", "@"}, OUT_PIPE, NULL},
-    {"cat", {"-A", "/nonexistent", "."}, OUT_PIPE, NULL},
-    {"cat", {"@"}, OUT_CLOSED, NULL},
-    {"cat", {"--help"}, OUT_DEVFULL, NULL},
-    {"cat", {"--version"}, OUT_DEVFULL, NULL},
-    {"cat", {NULL}, OUT_PIPE, "cp \"$F\" f && @@ f >> f"},
-    {"cat", {NULL}, OUT_PIPE, "cp \"$F\" f && @@ -n - < f >> f"},
-    {"yes", {"--foo"}, OUT_PIPE, NULL},
-    {"yes", {"-x"}, OUT_PIPE, NULL},
-    {"yes", {NULL}, OUT_DEVFULL, NULL},
-    {"yes", {"--help"}, OUT_DEVFULL, NULL},
-    {"yes", {"--version"}, OUT_DEVFULL, NULL},
-    {"yes", {NULL}, OUT_CLOSED, NULL},
-    {"yes", {"--he"}, OUT_DEVFULL, NULL},
-    {"yes", {"--", "--foo"}, OUT_DEVFULL, NULL},
+    {"cat", {"/nonexistent"}, OUT_PIPE, NULL, 0},
+    {"cat", {"."}, OUT_PIPE, NULL, 0},
+    {"cat", {"--foo"}, OUT_PIPE, NULL, 0},
+    {"cat", {"-x"}, OUT_PIPE, NULL, 0},
+    {"cat", {"--number=3"}, OUT_PIPE, NULL, 0},
+    {"cat", {"--show"}, OUT_PIPE, NULL, 0},
+    {"cat", {"@"}, OUT_DEVFULL, NULL, 0},
+    {"cat", {"-n", "@"}, OUT_DEVFULL, NULL, 0},
+    {"cat", {"/nonexistent", "@"}, OUT_PIPE, NULL, 0},
+    {"cat", {"-A", "/nonexistent", "."}, OUT_PIPE, NULL, 0},
+    {"cat", {"@"}, OUT_CLOSED, NULL, 0},
+    {"cat", {"--help"}, OUT_DEVFULL, NULL, 1},
+    {"cat", {"--version"}, OUT_DEVFULL, NULL, 1},
+    {"cat", {"--help"}, OUT_CLOSED, NULL, 1},
+    {"cat", {"--version"}, OUT_CLOSED, NULL, 1},
+    {"cat", {NULL}, OUT_PIPE, "cp \"$F\" f && @@ f >> f", 0},
+    {"cat", {NULL}, OUT_PIPE, "cp \"$F\" f && @@ -n - < f >> f", 0},
+    {"yes", {"--foo"}, OUT_PIPE, NULL, 0},
+    {"yes", {"-x"}, OUT_PIPE, NULL, 0},
+    {"yes", {NULL}, OUT_DEVFULL, NULL, 0},
+    {"yes", {"--help"}, OUT_DEVFULL, NULL, 1},
+    {"yes", {"--version"}, OUT_DEVFULL, NULL, 1},
+    {"yes", {"--help"}, OUT_CLOSED, NULL, 1},
+    {"yes", {"--version"}, OUT_CLOSED, NULL, 1},
+    {"yes", {NULL}, OUT_CLOSED, NULL, 0},
+    {"yes", {"--he"}, OUT_DEVFULL, NULL, 1},
+    {"yes", {"--", "--foo"}, OUT_DEVFULL, NULL, 0},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -73,7 +85,7 @@ run(const char *exe, const char *where, int c, const char *locale,
 {
 	char lp[PATH_MAX + 16], lang[64], fenv[PATH_MAX + 8],
 	    script[PATH_MAX + 256];
-	const char *env[] = {lp, lang, fenv, NULL};
+	const char *env[] = {lp, lang, fenv, "TERM=dumb", NULL};
 	const char *argv[8] = {cases[c].prog};
 	const char *p;
 	struct spawn s = {0};
@@ -116,12 +128,24 @@ START_TEST(as_gnu)
 	char gnu[32];
 	struct spawn_result ours, theirs;
 
+	char want[512];
+	const char *why;
+
 	snprintf(gnu, sizeof gnu, "/usr/bin/%s", cases[c].prog);
 	run(spawn_path(cases[c].prog), ourpath, c, locale, &ours);
 	run(gnu, locpath, c, locale, &theirs);
-	ck_assert_msg(strcmp(ours.err, theirs.err) == 0,
-		      "%s, case %d: ours '%s', GNU's '%s'", locale, c, ours.err,
-		      theirs.err);
+	if (cases[c].closing) {
+		/* "PROG: write error: STRERROR", STRERROR the system's. */
+		why = strrchr(theirs.err, ':');
+		ck_assert_ptr_nonnull(why);
+		snprintf(want, sizeof want, "%s: write error%s", cases[c].prog,
+			 why);
+	} else {
+		snprintf(want, sizeof want, "%s", theirs.err);
+	}
+	ck_assert_msg(strcmp(ours.err, want) == 0,
+		      "%s, case %d: ours '%s', the newest GNU's '%s'", locale,
+		      c, ours.err, want);
 	ck_assert_msg(ours.exited == theirs.exited &&
 			  ours.status == theirs.status &&
 			  ours.signal == theirs.signal,
@@ -134,6 +158,77 @@ START_TEST(as_gnu)
 	spawn_free(&theirs);
 }
 END_TEST
+
+/*
+ * --help as GNU 9.10 prints it (its pieces, one an option, each through
+ * the catalog; with TERM a terminal's, each option bold and linked),
+ * where the system's GNU is 9.10 or later: an older one has other pieces
+ * and layout, which the newest GNU does not print. Ours ends with two
+ * lines of its own where GNU's says where to report bugs: the rest must
+ * begin GNU's. _i: program, TERM, locale.
+ */
+static const char *const help_progs[] = {"cat", "yes"};
+static const char *const terms[] = {"TERM=dumb", "TERM=xterm-256color"};
+
+static void
+help_of(const char *exe, const char *prog, const char *where,
+	const char *locale, const char *term, struct spawn_result *r)
+{
+	char lp[PATH_MAX + 16], lang[64];
+	const char *env[] = {lp, lang, term, NULL};
+	const char *argv[] = {prog, "--help", NULL};
+	struct spawn s = {0};
+
+	snprintf(lp, sizeof lp, "LOCPATH=%s", where);
+	snprintf(lang, sizeof lang, "LANG=%s", locale);
+	s.prog = exe;
+	s.argv = argv;
+	s.env = env;
+	s.in = IN_DEVNULL;
+	s.out = OUT_PIPE;
+	ck_assert_int_eq(spawn_run(&s, r), 0);
+}
+
+START_TEST(help_as_gnu)
+{
+	const char *prog = help_progs[_i % 2], *term = terms[_i / 2 % 2];
+	const char *locale = locales[_i / 4];
+	struct spawn_result ours, theirs;
+	char gnu[32];
+	size_t len;
+	int lines;
+
+	snprintf(gnu, sizeof gnu, "/usr/bin/%s", prog);
+	help_of(spawn_path(prog), prog, ourpath, locale, term, &ours);
+	help_of(gnu, prog, locpath, locale, term, &theirs);
+	ck_assert(ours.exited && ours.status == 0);
+	for (len = ours.out_len, lines = 0; len > 0 && lines < 3; len--)
+		lines += ours.out[len - 1] == '\n';
+	ck_assert_int_eq(lines, 3);
+	len++;
+	ck_assert_msg(len <= theirs.out_len &&
+			  memcmp(ours.out, theirs.out, len) == 0,
+		      "%s --help, %s, %s: ours\n%.*s\nGNU's\n%s", prog, term,
+		      locale, (int)len, ours.out, theirs.out);
+	spawn_free(&ours);
+	spawn_free(&theirs);
+}
+END_TEST
+
+/* GNU's version as /usr/bin/cat prints it, as a number: 9.10 is 910. */
+static int
+gnu_version(void)
+{
+	FILE *f = popen("/usr/bin/cat --version", "r");
+	int major = 0, minor = 0;
+
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "cat (GNU coreutils) %d.%d", &major, &minor) != 2)
+		major = minor = 0;
+	pclose(f);
+	return major * 100 + minor;
+}
 
 /* The two locales into a temporary LOCPATH; 0, or -1 with why. */
 static int
@@ -215,6 +310,12 @@ main(void)
 		return 99;
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, as_gnu, 0, NCASES * 2);
+	if (gnu_version() >= 910)
+		tcase_add_loop_test(tc, help_as_gnu, 0, 8);
+	else
+		printf("check_nls: --help is compared where the system's GNU "
+		       "is 9.10 or later (its pieces and layout); here it is "
+		       "older\n");
 	suite_add_tcase(s, tc);
 	rc = suite_main(s);
 	unlink(infile);

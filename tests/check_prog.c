@@ -2,7 +2,8 @@
 /*
  * src/prog.c, in-process: GNU's quoting of names (the expected forms are
  * GNU cat 9.1's messages for the same names), the messages' shapes, and
- * closing stdout as GNU's close_stdout does.
+ * closing stdout as GNU's close_stdout does; and --help as the newest GNU
+ * prints it.
  */
 #include "config.h"
 
@@ -198,6 +199,49 @@ START_TEST(one_version)
 }
 END_TEST
 
+/*
+ * --help as the newest GNU prints it in the C locale (tests/golden/out,
+ * GNU 9.10's), plain and where TERM names a terminal: each option bold
+ * and linked to GNU's manual. Ours ends with two lines of its own where
+ * GNU's says where to report bugs; the rest must begin GNU's. _i:
+ * program, then TERM.
+ */
+START_TEST(help_as_gnu)
+{
+	static const char *const progs[] = {"cat", "yes"};
+	const char *prog = progs[_i % 2], *src = getenv("FIO_SRCDIR");
+	const char *env[] = {_i / 2 ? "TERM=xterm" : "TERM=dumb", "LC_ALL=C",
+			     NULL};
+	const char *argv[] = {prog, "--help", NULL};
+	char path[4096], want[8192];
+	struct spawn s = {0};
+	struct spawn_result r;
+	size_t len, want_len;
+	int fd, lines;
+
+	snprintf(path, sizeof path, "%s/tests/golden/out/help-%s%s",
+		 src ? src : ".", prog, _i / 2 ? "-term" : "");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	want_len = (size_t)read(fd, want, sizeof want);
+	close(fd);
+	s.prog = prog;
+	s.argv = argv;
+	s.env = env;
+	s.in = IN_DEVNULL;
+	s.out = OUT_PIPE;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert(r.exited && r.status == 0 && r.err_len == 0);
+	for (len = r.out_len, lines = 0; len > 0 && lines < 3; len--)
+		lines += r.out[len - 1] == '\n';
+	len++;
+	ck_assert_msg(len <= want_len && memcmp(r.out, want, len) == 0,
+		      "%s --help: ours\n%.*s\nGNU's\n%.*s", prog, (int)len,
+		      r.out, (int)want_len, want);
+	spawn_free(&r);
+}
+END_TEST
+
 static Suite *
 prog_suite(void)
 {
@@ -208,6 +252,7 @@ prog_suite(void)
 	tcase_add_test(tc, messages);
 	tcase_add_loop_test(tc, close_stdout, 0, 2);
 	tcase_add_test(tc, one_version);
+	tcase_add_loop_test(tc, help_as_gnu, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }

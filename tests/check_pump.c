@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -482,8 +483,7 @@ START_TEST(bite_vote)
 	ck_assert_uint_eq(pump.chunk, FIO_SPLICE_CHUNK);
 	pump_all(&pump);
 	ck_assert_int_eq(pump.small, bite_votes[_i].small);
-	ck_assert_uint_eq(pump.vote.rounds,
-			  bite_votes[_i].disable ? 0 : FIO_HOT_PROBE);
+	ck_assert_uint_eq(pump.vote.rounds, FIO_HOT_PROBE);
 	fio_pump_next(&pump, &in2, FIO_FOREVER);
 	ck_assert_uint_eq(pump.chunk, bite_votes[_i].small ? FIO_SPLICE_BITE
 							   : FIO_SPLICE_CHUNK);
@@ -496,6 +496,86 @@ START_TEST(bite_vote)
 	close(first);
 	close(second);
 	fio_reset();
+}
+END_TEST
+
+/*
+ * A reader that takes the pipe whole (it waits for a full pipe, then
+ * splices all of it: pv's way) gets a bigger pipe once it has voted so:
+ * the pump starts with FIO_PIPE_SIZE, grown from the kernel's 64 KiB for
+ * a big file, and after FIO_HOT_PROBE chunks taken in one splice each it
+ * is FIO_PIPE_GULP, with chunks of half that. The bytes are checked.
+ */
+#define GULP_FILE (24 * MIB)
+
+static _Noreturn void
+gulp_reader(int in)
+{
+	static unsigned char buf[MIB];
+	int devnull = open("/dev/null", O_WRONLY), size, queued;
+	size_t moved = 0, i;
+	ssize_t k;
+
+	while (moved < GULP_FILE) {
+		size = fcntl(in, F_GETPIPE_SZ);
+		if (size <= 0)
+			_exit(2);
+		if (GULP_FILE - moved >= (size_t)size)
+			spawn_wait_pipe(in, (size_t)size);
+		if (ioctl(in, FIONREAD, &queued) < 0)
+			_exit(3);
+		/* The last bytes are read and checked, the rest spliced. */
+		if (moved + (size_t)queued < GULP_FILE - MIB) {
+			k = splice(in, NULL, devnull, NULL, (size_t)queued, 0);
+		} else {
+			k = read(in, buf, sizeof buf);
+			for (i = 0; k > 0 && i < (size_t)k; i++)
+				if (buf[i] != vote_byte(moved + i))
+					_exit(4);
+		}
+		if (k <= 0)
+			_exit(5);
+		moved += (size_t)k;
+	}
+	_exit(read(in, buf, 1) == 0 ? 0 : 6);
+}
+
+START_TEST(gulp_vote)
+{
+	int p[2], fd, status;
+	struct fio_fd in, out;
+	struct fio_pump pump;
+	char buf[64];
+	pid_t pid;
+
+	fio_reset();
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_lt(fcntl(p[1], F_GETPIPE_SZ), (int)FIO_PIPE_SIZE);
+	fd = vote_file(GULP_FILE, 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(p[1]);
+		gulp_reader(p[0]);
+	}
+	close(p[0]);
+	ck_assert_int_eq(fio_classify(fd, &in), 0);
+	ck_assert_int_eq(fio_classify(p[1], &out), 0);
+	fio_pump_init(&pump, &in, &out, buf, sizeof buf, FIO_FOREVER, 0);
+	ck_assert_int_eq(fio_pump_strategy(&pump), FIO_SPLICE);
+	ck_assert_uint_eq(pump.out_pipe_size, FIO_PIPE_SIZE);
+	ck_assert_uint_eq(pump.chunk, FIO_PIPE_SIZE / 2);
+	pump_all(&pump);
+	ck_assert_uint_eq(pump.vote.rounds, FIO_HOT_PROBE);
+	ck_assert_uint_eq(pump.out_pipe_size, FIO_PIPE_GULP);
+	ck_assert_uint_eq(pump.chunk, FIO_PIPE_GULP / 2);
+	ck_assert_int_eq(pump.small, 0);
+	fio_pump_end(&pump);
+	close(p[1]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "reader: status %#x", status);
+	close(fd);
 }
 END_TEST
 
@@ -615,10 +695,11 @@ START_TEST(pace_learns_within_a_call)
 }
 END_TEST
 
-/* paced_reader: two CPUs (the reader's work and the pump at once) and a
+/* paced_reader: a quiet machine (the sleeps it counts depend on what
+ * else runs), two CPUs (the reader's work and the pump at once) and a
  * native run (an emulator's own threads would count). */
-static spawn_need *const paced[] = {spawn_need_two_cpus, spawn_need_native,
-				    NULL};
+static spawn_need *const paced[] = {spawn_need_quiet, spawn_need_two_cpus,
+				    spawn_need_native, NULL};
 
 static Suite *
 pump_suite(void)
@@ -637,6 +718,7 @@ pump_suite(void)
 	tcase_add_loop_test(tc, copy_error_side, 0, 2);
 	tcase_add_test(tc, copy_strategies);
 	tcase_add_loop_test(tc, bite_vote, 0, 3);
+	tcase_add_test(tc, gulp_vote);
 	tcase_add_test(tc, pace_learns_within_a_call);
 	suite_add_tcase(s, tc);
 	suite_add_needing(s, "pace", paced_reader, 4, paced);

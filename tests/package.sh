@@ -1,45 +1,49 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# package.sh: build the Debian packages from the committed tree, check them
-# with lintian, then in a throwaway Debian 12 root (debootstrap, never this
-# machine's /usr/bin) install fastio-utils, install fastio-utils-replace,
-# reinstall coreutils under it, and purge both, checking at each step which
-# cat and yes run, and that /usr/bin/cat and /usr/bin/yes are never
-# missing; then Debian's as-installed tests (debian/tests) by autopkgtest
-# inside the root. Needs root, debhelper, lintian, debootstrap and
-# Debian's archive. .ci/run runs it; by hand: sh tests/package.sh
+# package.sh [SUITE]: in a fresh root of Debian's SUITE (tests/root.sh;
+# default bookworm; trixie and sid too), build the Debian packages from the
+# committed tree with that release's tools (dpkg-buildpackage, its
+# dh_auto_test included), check them with its lintian, then install
+# fastio-utils, install fastio-utils-replace, reinstall coreutils under it
+# (GNU's new file goes to cat.gnu, ours stays), and purge both, checking
+# at each step which cat and yes run, that /usr/bin/cat and /usr/bin/yes
+# are never missing and, at the end, that they are GNU's bytes again;
+# then Debian's as-installed tests (debian/tests) by autopkgtest inside
+# the root. Needs root and Debian's archive. .ci/run runs it; by hand:
+# sh tests/package.sh trixie
 set -eu
+suite=${1:-bookworm}
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /var/tmp/fastio-package.XXXXXX)
 root=$work/root
 cleanup() {
 	[ -n "${watcher:-}" ] && kill "$watcher" 2>/dev/null || true
-	mountpoint -q "$root/proc" 2>/dev/null && umount "$root/proc"
+	for m in dev/pts dev proc; do
+		mountpoint -q "$root/$m" 2>/dev/null && umount "$root/$m"
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
 fail() {
-	echo "package.sh: $*" >&2
+	echo "package.sh: $suite: $*" >&2
 	exit 1
 }
-
-echo "package.sh: building from $(git -C "$src" rev-parse --short HEAD) and the files git sees beside it"
-mkdir "$work/src"
-(cd "$src" && git ls-files -z -c -o --exclude-standard | xargs -0 tar -c --no-recursion) |
-	tar -x -C "$work/src"
-(cd "$work/src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1) ||
-	{ tail -40 "$work/build.log"; fail "dpkg-buildpackage failed"; }
-lintian --fail-on error,warning "$work"/*.changes ||
-	fail "lintian found errors or warnings"
-
-mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-[ -n "$mirror" ] || mirror=$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list)
-echo "package.sh: debootstrap bookworm from $mirror"
-debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
-	{ tail -20 "$work/debootstrap.log"; fail "debootstrap failed"; }
-mount -t proc proc "$root/proc"
-cp "$work"/fastio-utils_*.deb "$work"/fastio-utils-replace_*.deb "$root/tmp/"
 run() { chroot "$root" /bin/sh -c "$1"; }
+
+sh "$src/tests/root.sh" "$suite" "$root" || exit $?
+mount -t proc proc "$root/proc"
+mount --bind /dev "$root/dev"
+echo "package.sh: $suite: building from $(git -C "$src" rev-parse --short HEAD) and the files git sees beside it"
+mkdir -p "$root/tmp/build/src"
+(cd "$src" && git ls-files -z -c -o --exclude-standard | xargs -0 tar -c --no-recursion) |
+	tar -x -C "$root/tmp/build/src"
+run 'cd /tmp/build/src && dpkg-buildpackage -us -uc -b' >"$work/build.log" 2>&1 ||
+	{ tail -40 "$work/build.log"; fail "dpkg-buildpackage failed"; }
+run 'apt-get install -y --no-install-recommends lintian' >"$work/lintian-install.log" 2>&1 ||
+	{ tail -20 "$work/lintian-install.log"; fail "cannot install lintian in the root"; }
+run 'lintian --fail-on error,warning /tmp/build/*.changes' ||
+	fail "lintian found errors or warnings"
+mv "$root"/tmp/build/fastio-utils_*.deb "$root"/tmp/build/fastio-utils-replace_*.deb "$root/tmp/"
 expect() { # what command
 	got=$(run "$2" 2>&1) || fail "$1: '$2' failed: $got"
 	[ "$got" = "$1" ] || fail "'$2' gave '$got', not '$1'"
@@ -71,14 +75,16 @@ expect 'y y y' 'yes | head -n 3 | xargs'
 expect "$(printf '     1\ta\n     2\tb')" 'cd /tmp && echo a >a && echo b >b && cat a b >c && cat -n c'
 expect 'ok' 'printf "#!/bin/sh\ncat /tmp/a /tmp/b | cat -s >/dev/null && echo ok\n" >/tmp/s && sh /tmp/s'
 has 'fastio-utils-replace' 'dpkg-divert --list'
-# An upgrade of coreutils goes to the .gnu names; ours stay.
-if run 'ls /var/cache/apt/archives/coreutils_*.deb' >/dev/null 2>&1; then
-	run 'dpkg -i /var/cache/apt/archives/coreutils_*.deb' >/dev/null
-	has 'fastio-utils' 'cat --version'
-	has 'GNU coreutils' '/usr/bin/cat.gnu --version'
-else
-	echo "package.sh: no coreutils .deb in the root: its reinstall is not tried"
-fi
+# A reinstall (or upgrade) of coreutils writes GNU's new files to the
+# .gnu names; ours stay, under both aliases.
+run 'apt-get install -y --reinstall coreutils' >"$work/reinstall.log" 2>&1 ||
+	{ tail -20 "$work/reinstall.log"; fail "cannot reinstall coreutils"; }
+has 'fastio-utils' 'cat --version'
+has 'fastio-utils' '/bin/cat --version'
+has 'fastio-utils' '/usr/bin/yes --version'
+has 'GNU coreutils' '/usr/bin/cat.gnu --version'
+[ "$(run 'sha256sum </usr/bin/cat.gnu')" = "$(echo "$before" | awk '$2 == "/usr/bin/cat" { print $1 "  -" }')" ] ||
+	fail "cat.gnu is not GNU's reinstalled file"
 run 'dpkg -i /tmp/fastio-utils-replace_*.deb' >/dev/null
 has 'fastio-utils' 'yes --version'
 
@@ -97,9 +103,7 @@ run 'test ! -e /usr/bin/pipebench' || fail "pipebench remains"
 # fastio-utils-replace last, with the watcher still looking for gaps.
 run 'apt-get install -y --no-install-recommends autopkgtest' >"$work/autopkgtest-install.log" 2>&1 ||
 	{ tail -20 "$work/autopkgtest-install.log"; fail "cannot install autopkgtest in the root"; }
-mkdir "$root/tmp/src"
-(cd "$work/src" && tar -c debian) | tar -x -C "$root/tmp/src"
-run 'cd /tmp && autopkgtest --output-dir=/tmp/autopkgtest-out /tmp/fastio-utils_*.deb /tmp/fastio-utils-replace_*.deb /tmp/src/ -- null' >"$work/autopkgtest.log" 2>&1 ||
+run 'cd /tmp && autopkgtest --output-dir=/tmp/autopkgtest-out /tmp/fastio-utils_*.deb /tmp/fastio-utils-replace_*.deb /tmp/build/src/ -- null' >"$work/autopkgtest.log" 2>&1 ||
 	{ grep -v '^make\|^gcc' "$work/autopkgtest.log" | tail -100; fail "autopkgtest failed"; }
 sed -n '/@@@@ summary/,/^autopkgtest/p' "$work/autopkgtest.log"
 run 'dpkg --purge fastio-utils-replace fastio-utils' >/dev/null
@@ -110,4 +114,4 @@ kill "$watcher"
 wait "$watcher" 2>/dev/null || true
 watcher=
 [ ! -e "$root/tmp/gaps" ] || fail "cat or yes went missing $(wc -l <"$root/tmp/gaps") times"
-echo "package.sh: fastio-utils and fastio-utils-replace built, lintian-clean, installed, replaced, rolled back, purged, and their as-installed tests passed"
+echo "package.sh: $suite: fastio-utils and fastio-utils-replace built, lintian-clean, installed, replaced, kept across a reinstall of coreutils, rolled back, purged, and their as-installed tests passed"

@@ -89,6 +89,13 @@ struct spawn_result {
 /* Full path of a program of the build tree, from $FIO_BUILDDIR. */
 const char *spawn_path(const char *prog);
 
+/*
+ * A copy of that program another user may run (the build tree may be out
+ * of reach, under /root), in a directory of its own under /tmp removed
+ * at exit; NULL on failure. Valid until the next call.
+ */
+const char *spawn_path_as_other(const char *prog);
+
 /* Run s; returns 0, or -1 if the test's own setup failed (errno set). */
 int spawn_run(const struct spawn *s, struct spawn_result *r);
 
@@ -163,6 +170,14 @@ int suite_main(Suite *s);
  *   spawn_need_unsanitized: a build without AddressSanitizer, whose
  *     shadow memory counts in the RSS and which reserves terabytes of
  *     address space.
+ *   spawn_need_root: root, who alone can run a program as an ordinary
+ *     user (the pipe quota spares root and CAP_SYS_RESOURCE).
+ *   spawn_need_pty: a pseudo-terminal (posix_openpt works: /dev/pts is
+ *     mounted, as a bare chroot's is not).
+ *   spawn_need_quiet: FIO_TIMING set (make check-timing): the case
+ *     asserts how often something slept or woke, which a machine busy
+ *     with other work changes; a plain make check never runs it, as
+ *     GNU's RUN_EXPENSIVE_TESTS keeps such tests out of its own.
  */
 typedef const char *spawn_need(void);
 const char *spawn_need_native(void);
@@ -170,14 +185,18 @@ const char *spawn_need_strace(void);
 const char *spawn_need_gnu_cat(void);
 const char *spawn_need_two_cpus(void);
 const char *spawn_need_unsanitized(void);
+const char *spawn_need_root(void);
+const char *spawn_need_pty(void);
+const char *spawn_need_quiet(void);
 
 /*
  * Add a test case named name that loops test over [0, n) to s, with a
  * timeout of 60 s, needing what each of the NULL-ended needs asks. Such
  * cases run only where the suite is built with SPAWN_NEEDS (check_X_needs
  * beside check_X, from the same sources): the plain build leaves them
- * out, so that it never passes without them, and the needs build runs
- * only them, or exits 77 saying which need this machine lacks.
+ * out, so that it never passes without them. The needs build runs those
+ * whose needs this machine meets; if it had to leave any out, it says
+ * which and why and exits 77 (automake's SKIP), never 0.
  */
 void suite_add_needing(Suite *s, const char *name, const TTest *test, int n,
 		       spawn_need *const *needs);

@@ -164,12 +164,23 @@ int fio_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg,
 const char *fio_strategy_name(enum fio_strategy s);
 
 /*
- * fio_pipe_grow: try to make the pipe fd hold at least want bytes (0: the
- * size the library gives its own pipes). Failure (EPERM, EBUSY, per-user
- * quota) is not an error: the return value is the capacity actually in
- * effect afterwards, or 0 if it cannot be known.
+ * fio_pipe_grow: try to make the pipe fd hold at least want bytes. Every
+ * slot a pipe has counts against its user's pipe quota for as long as
+ * the pipe lives, so a growth that would leave the user's next new pipe
+ * two slots instead of sixteen is undone (the user's other pipelines
+ * keep their speed). A refusal (EPERM, EBUSY, the quota) is not an
+ * error: the return value is the capacity in effect afterwards, or 0 if
+ * it cannot be known.
  */
 size_t fio_pipe_grow(int fd, size_t want);
+
+/*
+ * fio_pipe_give_back: shrink the pipe fd back to size bytes once a big
+ * transfer is done, or to the smallest power-of-two multiple of it that
+ * holds what the pipe still holds. Returns the capacity in effect, or 0
+ * if it cannot be known.
+ */
+size_t fio_pipe_give_back(int fd, size_t size);
 
 /*
  * fio_buffer_alloc: a zeroed buffer of size bytes for data the kernel
@@ -214,10 +225,11 @@ enum fio_side { FIO_SIDE_INPUT, FIO_SIDE_OUTPUT };
 
 /*
  * A reader's vote on its bites: how many of the first rounds of a stream
- * needed several splices to go out (sys.h, fio_vote_count).
+ * needed several splices to go out, and how many one (sys.h,
+ * fio_vote_count).
  */
 struct fio_vote {
-	unsigned rounds, bites;
+	unsigned rounds, bites, gulps;
 };
 
 /* The pace of a pipe's reader while it had bytes to read: it took
@@ -250,18 +262,21 @@ struct fio_pump {
 	unsigned flags;
 	char *buf; /* size bytes; buf[0..held) waits for the output */
 	size_t size, held;
-	uint64_t left;	/* bytes of this input the limit still allows */
-	uint64_t got;	/* bytes taken from this input */
-	uint64_t total; /* bytes delivered to the output, all inputs */
-	int mid[2];	/* the private pipe, once a file met a pipe */
-	size_t in_mid;	/* bytes waiting in it */
-	size_t mid_size, out_pipe; /* their pipes' capacities once grown */
-	size_t chunk;		   /* bytes per zero-copy call */
-	struct fio_vote vote;	   /* the reader's (pump.c, flush_mid) */
-	int small;		   /* it voted for small splices from files */
-	struct fio_pace pace;	   /* the output pipe's reader (pace.c) */
-	int eof;		   /* this input is known to be at its end */
-	enum fio_side side;	   /* after a failure: the side that failed */
+	uint64_t left;	      /* bytes of this input the limit still allows */
+	uint64_t got;	      /* bytes taken from this input */
+	uint64_t total;	      /* bytes delivered to the output, all inputs */
+	int mid[2];	      /* the private pipe, once a file met a pipe */
+	size_t in_mid;	      /* bytes waiting in it */
+	size_t mid_size;      /* its capacity */
+	size_t out_pipe_size; /* the output pipe's capacity, or 0 */
+	int grown;	      /* the output pipe's growth was decided */
+	size_t grown_from;    /* we grew it from this size (0: not) */
+	size_t chunk;	      /* bytes per zero-copy call */
+	struct fio_vote vote; /* the reader's (pump.c, flush_mid) */
+	int small;	      /* it voted for small splices from files */
+	struct fio_pace pace; /* the output pipe's reader (pace.c) */
+	int eof;	      /* this input is known to be at its end */
+	enum fio_side side;   /* after a failure: the side that failed */
 };
 
 /*
@@ -357,7 +372,8 @@ struct fio_writer {
 	size_t len[FIO_WRITER_BUFS]; /* what each queued one holds */
 	unsigned head, tail;	     /* buf[head..tail) wait, mod BUFS */
 	enum fio_writer_state state;
-	int grown;	       /* a pipe output was grown */
+	int grown;	       /* the output pipe's growth was decided */
+	size_t grown_from;     /* we grew it from this size (0: not) */
 	int err;	       /* the thread's write failed: errno */
 	int stop, quit;	       /* the vote said so; the caller */
 	int sleeping, waiting; /* thread idle; caller waits */

@@ -127,32 +127,74 @@ pipe_max_size(void)
 	return v;
 }
 
+/*
+ * Past the user's soft pipe quota (fs.pipe-user-pages-soft) the kernel
+ * gives every new pipe of that user two slots instead of sixteen, so all
+ * of the user's pipelines crawl, not only ours. A pipe made and closed at
+ * once tells whether a new one would still get its sixteen (root and
+ * CAP_SYS_RESOURCE are exempt: theirs always do). The kernel's own page,
+ * not FASTIO_PAGE_SIZE's: this asks what the kernel did.
+ */
+static int
+quota_spent(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int p[2], size;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return 0;
+	size = fcntl(p[1], F_GETPIPE_SZ);
+	close(p[0]);
+	close(p[1]);
+	return size > 0 && page > 0 && size <= 2 * page;
+}
+
 size_t
 fio_pipe_grow(int fd, size_t want)
 {
-	int now = fcntl(fd, F_GETPIPE_SZ);
+	int now = fcntl(fd, F_GETPIPE_SZ), got = -1;
 	size_t limit;
 
-	if (want == 0)
-		want = FIO_PIPE_SIZE;
 	if (now < 0)
 		return 0;
 	if ((size_t)now >= want)
 		return (size_t)now;
-	if (want <= (size_t)INT32_MAX &&
-	    fcntl(fd, F_SETPIPE_SZ, (int)want) >= 0)
-		return (size_t)fcntl(fd, F_GETPIPE_SZ);
+	if (want <= (size_t)INT32_MAX)
+		got = fcntl(fd, F_SETPIPE_SZ, (int)want);
 	/*
-	 * Unprivileged callers may not exceed pipe-max-size (EPERM); past the
-	 * per-user soft quota the kernel refuses anything above one page.
-	 * Either way a smaller pipe still works, so try the system limit once
-	 * and then keep whatever size the pipe has.
+	 * Unprivileged callers may not exceed pipe-max-size (EPERM), so try
+	 * that once; past the soft quota the kernel refuses any growth.
+	 * Either way the pipe works at the size it has.
 	 */
-	limit = pipe_max_size();
-	if (limit > (size_t)now && limit < want)
-		(void)fcntl(fd, F_SETPIPE_SZ, (int)limit);
-	now = fcntl(fd, F_GETPIPE_SZ);
-	return now > 0 ? (size_t)now : 0;
+	if (got < 0 && errno == EPERM) {
+		limit = pipe_max_size();
+		if (limit > (size_t)now && limit < want)
+			got = fcntl(fd, F_SETPIPE_SZ, (int)limit);
+	}
+	if (got <= now)
+		return (size_t)now;
+	/*
+	 * Growing never takes the last of the user's quota: if a new pipe
+	 * would now get two slots, the growth is undone. Nothing was written
+	 * since, so the old size holds what the pipe holds.
+	 */
+	if (quota_spent() && fcntl(fd, F_SETPIPE_SZ, now) >= 0)
+		return (size_t)now;
+	return (size_t)got;
+}
+
+size_t
+fio_pipe_give_back(int fd, size_t size)
+{
+	int now = fcntl(fd, F_GETPIPE_SZ);
+
+	if (now <= 0)
+		return 0;
+	/* EBUSY: the pipe holds more than size; a bigger step may do. */
+	for (; size > 0 && size < (size_t)now; size *= 2)
+		if (fcntl(fd, F_SETPIPE_SZ, (int)size) >= 0)
+			return (size_t)fcntl(fd, F_GETPIPE_SZ);
+	return (size_t)now;
 }
 
 /*

@@ -81,11 +81,59 @@ taken(struct fio_pump *p, size_t n)
 		p->left -= n;
 }
 
+/*
+ * Splices into a pipe move half of it a call (FIO_SPLICE_CHUNK at most),
+ * so the processes on either side work while we do (tune.h); from a pipe
+ * into anything else, what the input pipe holds. A reader that takes
+ * small bites gets smaller chunks from files.
+ */
+static void
+set_chunk(struct fio_pump *p)
+{
+	size_t pipe =
+	    p->out->kind == FIO_PIPE ? p->out_pipe_size / 2 : p->in->pipe_size;
+
+	p->chunk =
+	    pipe == 0 ? FIO_SPLICE_CHUNK : min_size(FIO_SPLICE_CHUNK, pipe);
+	if (p->small && through_mid(p))
+		p->chunk = min_size(p->chunk, FIO_SPLICE_BITE);
+}
+
+/*
+ * The output pipe is grown to size, and the chunks with it. Every slot
+ * counts against the user's pipe quota for as long as the pipe lives, so
+ * fio_pump_end gives back what was grown. Only ours to grow: an input
+ * pipe is its writer's business.
+ */
+static void
+grow_out(struct fio_pump *p, size_t size)
+{
+	size_t was = p->out_pipe_size;
+
+	if (p->out->kind != FIO_PIPE || was >= size)
+		return;
+	p->out_pipe_size = fio_pipe_grow(p->out->fd, size);
+	if (p->out_pipe_size > was && p->grown_from == 0)
+		p->grown_from = was;
+	set_chunk(p);
+}
+
+/*
+ * A transfer is big enough to gain from a bigger pipe from FIO_GROW_AFTER
+ * bytes that are known to come (a file's size) or have come (a pipe's).
+ */
+static void
+grow_for(struct fio_pump *p, uint64_t bytes)
+{
+	if (!p->grown && bytes >= FIO_GROW_AFTER) {
+		p->grown = 1;
+		grow_out(p, FIO_PIPE_SIZE);
+	}
+}
+
 void
 fio_pump_next(struct fio_pump *p, const struct fio_fd *in, uint64_t limit)
 {
-	size_t pipe;
-
 	p->in = in;
 	p->left = limit;
 	p->got = 0;
@@ -97,20 +145,11 @@ fio_pump_next(struct fio_pump *p, const struct fio_fd *in, uint64_t limit)
 		(void)posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (p->strategy != FIO_SPLICE)
 		return;
-	/*
-	 * Splices move FIO_SPLICE_CHUNK a call, less than a pipeful, so the
-	 * processes on either side work while we do (tune.h); the output
-	 * pipe is grown first (see FIO_PIPE_SIZE). Pipe memory counts
-	 * against a per-user quota: only a pipe bulk goes through, and only
-	 * ours to grow (an input pipe is its writer's business).
-	 */
-	if (p->out->kind == FIO_PIPE && p->out_pipe == 0)
-		p->out_pipe = fio_pipe_grow(p->out->fd, FIO_PIPE_SIZE);
-	pipe = p->out_pipe ? p->out_pipe : in->pipe_size;
-	p->chunk =
-	    pipe >= FIO_SPLICE_CHUNK || pipe == 0 ? FIO_SPLICE_CHUNK : pipe;
-	if (p->small && through_mid(p))
-		p->chunk = min_size(p->chunk, FIO_SPLICE_BITE);
+	set_chunk(p);
+	if (in->kind == FIO_REGULAR)
+		grow_for(p, (uint64_t)in->st.st_size < limit
+				? (uint64_t)in->st.st_size
+				: limit);
 }
 
 void
@@ -125,7 +164,10 @@ fio_pump_init(struct fio_pump *p, const struct fio_fd *in,
 	p->held = 0;
 	p->total = 0;
 	p->mid[0] = p->mid[1] = -1;
-	p->in_mid = p->mid_size = p->out_pipe = 0;
+	p->in_mid = p->mid_size = 0;
+	p->out_pipe_size = out->kind == FIO_PIPE ? out->pipe_size : 0;
+	p->grown = 0;
+	p->grown_from = 0;
 	p->vote.rounds = p->vote.bites = 0;
 	p->small = 0;
 	p->pace = (struct fio_pace){0};
@@ -178,6 +220,27 @@ drain_mid(struct fio_pump *p)
 	return 0;
 }
 
+/*
+ * The reader's vote on a full chunk that took calls splices: one that
+ * takes small bites gets smaller chunks from files from now on, one that
+ * takes the pipe whole a bigger pipe (tune.h).
+ */
+static void
+vote(struct fio_pump *p, unsigned calls)
+{
+	switch (fio_vote_count(&p->vote, calls >= FIO_HOT_BITE, calls == 1)) {
+	case FIO_VOTE_BITES:
+		if (fio_enabled(FIO_HOT)) {
+			p->small = 1;
+			p->chunk = min_size(p->chunk, FIO_SPLICE_BITE);
+		}
+		break;
+	case FIO_VOTE_GULPS:
+		grow_out(p, FIO_PIPE_GULP);
+		break;
+	}
+}
+
 static int
 flush_mid(struct fio_pump *p)
 {
@@ -190,21 +253,16 @@ flush_mid(struct fio_pump *p)
 		/* Only a pipe that just filled is looked at: a look takes
 		 * the pipe's lock, which a splicing reader holds. */
 		if (calls > 0 && flags == 0)
-			fio_pace(&p->pace, p->out->fd, p->out_pipe, p->total,
-				 p->in_mid);
+			fio_pace(&p->pace, p->out->fd, p->out_pipe_size,
+				 p->total, p->in_mid);
 		n = fio_splice(p->mid[0], p->out->fd, p->in_mid, flags,
 			       once(p));
 		calls++;
 		if (n > 0) {
 			p->in_mid -= (size_t)n;
 			p->total += (size_t)n;
-			/* A reader that takes small bites gets smaller
-			 * chunks from files from now on (tune.h). */
-			if (p->in_mid == 0 && full && fio_enabled(FIO_HOT) &&
-			    fio_vote_count(&p->vote, calls >= FIO_HOT_BITE)) {
-				p->small = 1;
-				p->chunk = min_size(p->chunk, FIO_SPLICE_BITE);
-			}
+			if (p->in_mid == 0 && full)
+				vote(p, calls);
 			continue;
 		}
 		if (n < 0 && errno == EINTR) {
@@ -321,11 +379,17 @@ mid_step(struct fio_pump *p, ssize_t *n)
 			p->mid[0] = p->mid[1] = -1;
 			return FIO_UNSUPPORTED;
 		}
-		p->mid_size = fio_pipe_grow(p->mid[1], FIO_PIPE_SIZE);
+		p->mid_size = 0;
+	}
+	/* The private pipe holds one chunk, no more: its slots count
+	 * against the user's pipe quota too. */
+	if (p->mid_size < p->chunk) {
+		p->mid_size = fio_pipe_grow(p->mid[1], p->chunk);
 		if (p->mid_size == 0)
 			p->mid_size = 64 << 10;
 	}
-	/* FIO_SPLICE_CHUNK from the file, not a pipeful: tune.h says why. */
+	/* Half the output pipe from the file, not a pipeful: tune.h says why.
+	 */
 	want = min_size(min_size(p->chunk, p->mid_size), p->left);
 	*n = fio_splice(p->in->fd, p->mid[1], want, 0, once(p));
 	if (*n > 0) {
@@ -341,11 +405,14 @@ mid_step(struct fio_pump *p, ssize_t *n)
 static enum fio_status
 direct_step(struct fio_pump *p, ssize_t *n)
 {
-	size_t len = min_size(p->chunk, p->left);
+	size_t len;
 	unsigned flags = (p->in->flags | p->out->flags) & FIO_NONBLOCK
 			     ? SPLICE_F_NONBLOCK
 			     : 0;
 
+	if (p->strategy == FIO_SPLICE)
+		grow_for(p, p->total);
+	len = min_size(p->chunk, p->left);
 	if (p->strategy == FIO_COPY_FILE_RANGE)
 		*n = fio_copy_file_range(p->in->fd, p->out->fd, len, once(p));
 	else if (p->strategy == FIO_SENDFILE)
@@ -407,6 +474,9 @@ fio_pump_strategy(const struct fio_pump *p)
 void
 fio_pump_end(struct fio_pump *p)
 {
+	if (p->grown_from > 0)
+		(void)fio_pipe_give_back(p->out->fd, p->grown_from);
+	p->grown_from = 0;
 	if (p->mid[0] >= 0) {
 		close(p->mid[0]);
 		close(p->mid[1]);

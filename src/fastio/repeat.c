@@ -24,6 +24,7 @@ struct repeat {
 	unsigned splice_flags;
 	uint64_t sent;	      /* bytes that reached the output */
 	struct fio_pace pace; /* the output pipe's reader (pace.c) */
+	size_t grown_from;    /* the output pipe's size before we grew it */
 };
 
 static size_t
@@ -250,6 +251,49 @@ turn_hot(struct repeat *r, int src[2], size_t content)
 	return n;
 }
 
+/* The output pipe grown to size; its new capacity. */
+static size_t
+grow_out(struct repeat *r, size_t size)
+{
+	size_t was = r->out.pipe_size;
+
+	r->out.pipe_size = fio_pipe_grow(r->out.fd, size);
+	if (r->out.pipe_size > was && r->grown_from == 0)
+		r->grown_from = was;
+	return r->out.pipe_size;
+}
+
+/*
+ * The vote went to gulps: a reader that takes the pipe whole gets a
+ * bigger one (FIO_PIPE_GULP), and rounds that fill it, from a new source
+ * of written pages and a middle pipe that holds a round. If any step
+ * fails, the old ones are kept: nothing has gone out through the new
+ * source yet.
+ */
+static size_t
+turn_big(struct repeat *r, int src[2], int mid[2], size_t content)
+{
+	size_t round = min_size(FIO_TEE_ROUND, grow_out(r, FIO_PIPE_GULP)),
+	       n = 0;
+	int big[2];
+
+	if (round <= content || pipe2(big, O_CLOEXEC) < 0)
+		return content;
+	if (fio_pipe_grow(big[1], round) >= round &&
+	    fio_pipe_grow(mid[1], round) >= round)
+		n = fill_pages(r, big[1], round);
+	if (n <= content) {
+		close(big[0]);
+		close(big[1]);
+		return content;
+	}
+	close(src[0]);
+	close(src[1]);
+	src[0] = big[0];
+	src[1] = big[1];
+	return n;
+}
+
 /*
  * Move k bytes that tee() put in our middle pipe on to the output; *calls
  * counts the splices it took: one or two when the reader empties the
@@ -279,15 +323,16 @@ splice_out(struct repeat *r, int mid, size_t k, unsigned *calls)
 }
 
 /*
- * The rounds. With vote set (a written source, and FIO_HOT enabled) the
- * reader votes (fio_vote_count); if it takes small bites, the source
- * turns hot for the rest of the stream.
+ * The rounds. The reader votes (fio_vote_count): if it takes small bites
+ * and hot is set (a written source, and FIO_HOT enabled), the source
+ * turns hot for the rest of the stream; if it takes the pipe whole, the
+ * pipe and the rounds grow.
  */
 static enum fio_status
-tee_loop(struct repeat *r, int src[2], int mid[2], size_t content, int vote)
+tee_loop(struct repeat *r, int src[2], int mid[2], size_t content, int hot)
 {
 	enum fio_status st;
-	struct fio_vote votes = {0, 0};
+	struct fio_vote votes = {0, 0, 0};
 	unsigned calls;
 	ssize_t k;
 	size_t n;
@@ -307,8 +352,16 @@ tee_loop(struct repeat *r, int src[2], int mid[2], size_t content, int vote)
 		st = splice_out(r, mid[0], (size_t)k, &calls);
 		if (st != FIO_DONE)
 			return st;
-		if (vote && fio_vote_count(&votes, calls >= FIO_HOT_BITE))
-			content = turn_hot(r, src, content);
+		switch (
+		    fio_vote_count(&votes, calls >= FIO_HOT_BITE, calls == 1)) {
+		case FIO_VOTE_BITES:
+			if (hot)
+				content = turn_hot(r, src, content);
+			break;
+		case FIO_VOTE_GULPS:
+			content = turn_big(r, src, mid, content);
+			break;
+		}
 	}
 }
 
@@ -326,7 +379,7 @@ static enum fio_status
 repeat_tee(struct repeat *r)
 {
 	enum fio_status st = FIO_UNSUPPORTED;
-	size_t cap, midcap, content;
+	size_t round, cap, midcap, content;
 	int src[2], mid[2];
 
 	if (!pipe_output(r))
@@ -338,10 +391,15 @@ repeat_tee(struct repeat *r)
 		close(src[1]);
 		return FIO_UNSUPPORTED;
 	}
-	/* One tee() must fit in the middle pipe: it gets the source's size. */
-	cap = fio_pipe_grow(src[1], FIO_TEE_ROUND);
-	if (cap > FIO_TEE_ROUND)
-		cap = FIO_TEE_ROUND;
+	/*
+	 * A round fills the output pipe at most (FIO_TEE_ROUND), and one
+	 * tee() must fit in the middle pipe: it gets the source's size. Both
+	 * are no bigger than that, as their slots count against the user's
+	 * pipe quota.
+	 */
+	round = r->out.pipe_size ? min_size(FIO_TEE_ROUND, r->out.pipe_size)
+				 : FIO_TEE_ROUND;
+	cap = min_size(fio_pipe_grow(src[1], round), round);
 	midcap = fio_pipe_grow(mid[1], cap);
 	if (midcap < cap)
 		cap = midcap;
@@ -446,8 +504,9 @@ fio_repeat(const struct fio_fd *out, const void *pattern, size_t len,
 	}
 	memset(&r, 0, sizeof r);
 	r.out = *out;
-	if (r.out.kind == FIO_PIPE)
-		r.out.pipe_size = fio_pipe_grow(r.out.fd, FIO_PIPE_SIZE);
+	/* As cat's (pump.c, grow_for): only for a stream that gains. */
+	if (r.out.kind == FIO_PIPE && limit >= FIO_GROW_AFTER)
+		grow_out(&r, FIO_PIPE_SIZE);
 	if (r.out.flags & FIO_NONBLOCK)
 		r.splice_flags = SPLICE_F_NONBLOCK;
 	r.len = len;
@@ -475,6 +534,8 @@ fio_repeat(const struct fio_fd *out, const void *pattern, size_t len,
 	saved = errno;
 	if (!r.gifted)
 		munmap(r.buf, r.bufsize);
+	if (r.grown_from > 0)
+		(void)fio_pipe_give_back(r.out.fd, r.grown_from);
 	errno = saved;
 	return st == FIO_DONE ? 0 : -1;
 }

@@ -178,10 +178,15 @@ fio_init(void)
 }
 
 int
-fio_vote_count(struct fio_vote *v, int aye)
+fio_vote_count(struct fio_vote *v, int aye, int gulp)
 {
 	if (v->rounds >= FIO_HOT_PROBE)
 		return 0;
 	v->bites += aye != 0;
-	return ++v->rounds == FIO_HOT_PROBE && 2 * v->bites >= FIO_HOT_PROBE;
+	v->gulps += gulp != 0;
+	if (++v->rounds < FIO_HOT_PROBE)
+		return 0;
+	if (2 * v->bites >= FIO_HOT_PROBE)
+		return FIO_VOTE_BITES;
+	return 2 * v->gulps > FIO_HOT_PROBE ? FIO_VOTE_GULPS : 0;
 }

@@ -46,13 +46,16 @@ int fio_refused(int err);
  * splices from a file (pump.c) and the writer's thread (writer.c): count
  * one round of ours, aye if the reader showed the sign asked about there
  * (a round took FIO_HOT_BITE splices or more to go out: a reader that
- * splices empties the pipe in one or two big moves, one that read()s
- * frees a few slots at a time; or a round found the pipe too full to
- * take it). Of the first FIO_HOT_PROBE rounds, if half or more were aye:
- * nonzero once, on the round that decides it. Counted, not timed, and
- * taken once: it cannot oscillate.
+ * read()s frees a few slots at a time; or a round found the pipe too
+ * full to take it), gulp if it went out in one splice (a reader that
+ * splices takes the whole pipe at a time). Of the first FIO_HOT_PROBE
+ * rounds, if half or more were aye: FIO_VOTE_BITES, once, on the round
+ * that decides it; else if more than half were gulps: FIO_VOTE_GULPS;
+ * else 0. Counted, not timed, and taken once: it cannot oscillate.
  */
-int fio_vote_count(struct fio_vote *v, int aye);
+#define FIO_VOTE_BITES 1
+#define FIO_VOTE_GULPS 2
+int fio_vote_count(struct fio_vote *v, int aye, int gulp);
 
 /*
  * Before writing want bytes into the pipe fd of size bytes, sent bytes

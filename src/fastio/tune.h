@@ -21,12 +21,35 @@
 #define FIO_HUGE_PAGE ((size_t)2 << 20)
 
 /*
- * Pipe size asked for with F_SETPIPE_SZ, for our output pipes and our
- * private ones; it is also the default pipe-max-size, so unprivileged
- * users get it. A 64 KiB pipe makes writer and reader take turns.
+ * Pipe size asked for with F_SETPIPE_SZ for our output pipes: a 64 KiB
+ * pipe makes writer and reader take turns. Every slot counts against the
+ * user's pipe quota (fs.pipe-user-pages-soft, 64 MiB) for as long as the
+ * pipe lives: a cat from a file into a pipe holds this and half of it
+ * (the private pipe of one chunk), yes this and two rounds (tee.c's
+ * source and middle pipes), pipebench its own size (PB_PIPE_SIZE).
  */
 #ifndef FIO_PIPE_SIZE
-#define FIO_PIPE_SIZE ((size_t)1 << 20)
+#define FIO_PIPE_SIZE ((size_t)512 << 10)
+#endif
+
+/*
+ * The output pipe of a reader that takes it whole, a splice at a time
+ * (pv: the reader's vote, FIO_VOTE_GULPS): such a reader is woken once a
+ * pipeful, and a pipeful of 512 KiB wakes it twice as often as one of
+ * 1 MiB. A reader that read()s gains nothing from it.
+ */
+#ifndef FIO_PIPE_GULP
+#define FIO_PIPE_GULP ((size_t)1 << 20)
+#endif
+
+/*
+ * A pipe is grown only for a transfer of this many bytes or more (a
+ * file's size, or what has come through): a smaller one gains a few
+ * wake-ups at most, and a grown pipe stays grown, and counted, for as
+ * long as its reader runs.
+ */
+#ifndef FIO_GROW_AFTER
+#define FIO_GROW_AFTER ((uint64_t)512 << 10)
 #endif
 
 /*

@@ -56,7 +56,8 @@ reader_behind(struct fio_writer *w, size_t n)
 		return 0;
 	if (ioctl(w->out->fd, FIONREAD, &queued) < 0)
 		queued = 0;
-	return fio_vote_count(&w->vote, (size_t)queued + n > w->out->pipe_size);
+	return fio_vote_count(&w->vote, (size_t)queued + n > w->out->pipe_size,
+			      0) == FIO_VOTE_BITES;
 }
 
 static void *
@@ -98,15 +99,21 @@ thread_main(void *arg)
 
 /*
  * A full buffer written into a 64 KiB pipe stalls writer and reader in
- * turn (see FIO_PIPE_SIZE); grown only once there is bulk to move, as
- * pipe memory counts against a per-user quota.
+ * turn (see FIO_PIPE_SIZE); grown only once FIO_GROW_AFTER bytes have
+ * come, as every slot counts against the user's pipe quota, and given
+ * back at the end (fio_writer_end).
  */
 static void
 grow(struct fio_writer *w)
 {
-	if (!w->grown && w->out->kind == FIO_PIPE)
-		w->out->pipe_size = fio_pipe_grow(w->out->fd, FIO_PIPE_SIZE);
+	size_t was = w->out->pipe_size;
+
+	if (w->grown || w->out->kind != FIO_PIPE)
+		return;
 	w->grown = 1;
+	w->out->pipe_size = fio_pipe_grow(w->out->fd, FIO_PIPE_SIZE);
+	if (w->out->pipe_size > was)
+		w->grown_from = was;
 }
 
 static void
@@ -205,9 +212,9 @@ fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk)
 {
 	int stop;
 
-	if (n >= w->cap / 2)
-		grow(w);
 	w->sent += n;
+	if (w->sent >= FIO_GROW_AFTER)
+		grow(w);
 	if (w->state == FIO_WRITER_ONE && bulk &&
 	    (w->sent >= FIO_WRITER_START || fio_forced(FIO_THREAD)))
 		start(w);
@@ -236,8 +243,13 @@ fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk)
 int
 fio_writer_end(struct fio_writer *w)
 {
-	int rc = w->state == FIO_WRITER_TWO ? stop_thread(w) : 0;
+	int rc = w->state == FIO_WRITER_TWO ? stop_thread(w) : 0, err = errno;
 
 	free_spares(w);
+	if (w->grown_from > 0)
+		w->out->pipe_size =
+		    fio_pipe_give_back(w->out->fd, w->grown_from);
+	w->grown_from = 0;
+	errno = err;
 	return rc;
 }

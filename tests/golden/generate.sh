@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # generate.sh [GNU-CAT]: recreate the inputs in in/ and, from GNU cat (the
-# newest release, default /opt/peers/bin/gnu/cat), the expected outputs in
-# out/ that tests/check_cat.c compares against; records the version used.
-# The operand lists here must match the ones in tests/check_cat.c.
+# newest release, default /opt/peers/bin/gnu/cat, run as "cat": its yes
+# beside it), the expected outputs in out/ that tests/check_cat.c and
+# tests/check_yes.c compare against; records the version used. The
+# operand lists here must match the ones in tests/check_cat.c.
 set -eu
 cd "$(dirname "$0")"
 gnu=${1:-/opt/peers/bin/gnu/cat}
@@ -73,5 +74,13 @@ for s in $sets A e t; do
 done
 for s in A nsE T; do
 	(cd in && $gnu -$s b01-long-line b02-zeros) >out/big-$s
+done
+# --help in the C locale, plain and where TERM names a terminal (bold
+# options linked to GNU's manual, from 9.10 on).
+for p in cat yes; do
+	bin=$gnu
+	[ $p = yes ] && bin=$(dirname "$gnu")/yes
+	LC_ALL=C TERM=dumb $bin --help >out/help-$p
+	LC_ALL=C TERM=xterm $bin --help >out/help-$p-term
 done
 $gnu --version | head -1 >VERSION
