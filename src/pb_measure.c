@@ -148,9 +148,6 @@ pb_measure(struct pb_transfer *r, char *buf)
 
 	(void)fio_classify(r->in.fd, &r->in);
 	(void)fio_classify(r->out.fd, &r->out);
-	/* An empty output file only looks like a lying /proc file. */
-	if (r->out.kind == FIO_SPECIAL)
-		r->out.kind = FIO_REGULAR;
 	/* A relay's own pipes, grown whatever moves the bytes. */
 	if (r->in.kind == FIO_PIPE)
 		r->in.pipe_size = fio_pipe_grow(r->in.fd, PB_PIPE_SIZE);
@@ -161,7 +158,7 @@ pb_measure(struct pb_transfer *r, char *buf)
 	atomic_store_explicit(&moved, 0, memory_order_relaxed);
 	fio_pump_init(&p, &r->in, &r->out, buf, opt->bufsize,
 		      opt->max_bytes ? opt->max_bytes : FIO_FOREVER, flags);
-	r->mode = FIO_WRITE;
+	r->mode = FIO_READ_WRITE;
 	rc = pump_through(r, &p);
 	fio_pump_end(&p);
 	clock_gettime(CLOCK_MONOTONIC, &r->end);

@@ -35,7 +35,7 @@ summary_rate(uint64_t bytes, int64_t from_us, int64_t to_us)
 const char *
 pb_mode_name(const struct pb_transfer *r)
 {
-	return r->mode == FIO_WRITE || r->mode == FIO_READFILE ? "copy"
+	return r->mode == FIO_READ_WRITE || r->mode == FIO_ONE_READ ? "copy"
 							       : "splice";
 }
 

@@ -436,7 +436,7 @@ run_one(char **command, char *buf, struct pb_export *csv)
 	}
 	r.size = opt->size;
 	if (!r.size && !opt->exec && fio_classify(STDIN_FILENO, &r.in) == 0 &&
-	    r.in.kind == FIO_REGULAR) {
+	    fio_sized(&r.in)) {
 		at = lseek(STDIN_FILENO, 0, SEEK_CUR);
 		if (at >= 0 && at < r.in.st.st_size)
 			r.size = (uint64_t)(r.in.st.st_size - at);

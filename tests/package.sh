@@ -39,7 +39,7 @@ mkdir -p "$root/tmp/build/src"
 	tar -x -C "$root/tmp/build/src"
 run 'cd /tmp/build/src && dpkg-buildpackage -us -uc -b' >"$work/build.log" 2>&1 ||
 	{ tail -40 "$work/build.log"; fail "dpkg-buildpackage failed"; }
-run 'apt-get install -y --no-install-recommends lintian' >"$work/lintian-install.log" 2>&1 ||
+run 'apt-get update && apt-get install -y --no-install-recommends lintian' >"$work/lintian-install.log" 2>&1 ||
 	{ tail -20 "$work/lintian-install.log"; fail "cannot install lintian in the root"; }
 run 'lintian --fail-on error,warning /tmp/build/*.changes' ||
 	fail "lintian found errors or warnings"

@@ -26,11 +26,12 @@ skip() {
 command -v mmdebstrap >/dev/null || apt-get install -y mmdebstrap >/dev/null ||
 	skip "no mmdebstrap, and it cannot be installed"
 tarball=$roots/$suite.tar
-if [ ! -s "$tarball" ]; then
+if [ ! -f "$tarball" ] || [ ! -s "$tarball" ]; then
 	mkdir -p "$roots"
+	rm -rf "$tarball" "$tarball.new"
 	# A mirror's snapshot of sid may be past its Release file's
 	# Valid-Until: the date is the snapshot's, the signature still holds.
-	mmdebstrap --quiet --variant=minbase --include="$packages" \
+	mmdebstrap --quiet --format=tar --variant=minbase --include="$packages" \
 		--aptopt='Acquire::Check-Valid-Until "false"' \
 		"$suite" "$tarball.new" "deb $mirror $suite main" >&2 ||
 		{ rm -f "$tarball.new"; skip "mmdebstrap failed"; }

@@ -50,7 +50,7 @@ struct fio_ahead {
 };
 
 /*
- * What the caller's path reads in one read() (pump.c, FIO_READFILE) and
+ * What the caller's path reads in one read() (pump.c, FIO_ONE_READ) and
  * no one else could want first: a regular file with data (pseudo files
  * own no blocks and may say any size), not the output (cat's "input file
  * is output file" rule needs the offsets of its turn), with room for its

@@ -45,19 +45,18 @@ on_pseudo_fs(int fd)
 	return 0;
 }
 
-static enum fio_kind
-regular_kind(int fd, const struct stat *st)
+/* Whether a regular file's st_size can be trusted (FIO_UNSIZED). */
+static int
+unsized(int fd, const struct stat *st)
 {
 	if (st->st_size == 0)
-		return FIO_SPECIAL;
+		return 1;
 	/*
 	 * Pseudo files own no blocks; asking statfs only then keeps the extra
 	 * syscall off the path of ordinary files, which always have blocks
-	 * once they have data (a fully sparse file pays it and stays regular).
+	 * once they have data (a fully sparse file pays it and stays sized).
 	 */
-	if (st->st_blocks == 0 && on_pseudo_fs(fd))
-		return FIO_SPECIAL;
-	return FIO_REGULAR;
+	return st->st_blocks == 0 && on_pseudo_fs(fd);
 }
 
 static enum fio_kind
@@ -90,7 +89,9 @@ classify(int fd, int fl, struct fio_fd *f)
 	}
 	switch (f->st.st_mode & S_IFMT) {
 	case S_IFREG:
-		f->kind = regular_kind(fd, &f->st);
+		f->kind = FIO_REGULAR;
+		if (unsized(fd, &f->st))
+			f->flags |= FIO_UNSIZED;
 		break;
 	case S_IFIFO:
 		f->kind = FIO_PIPE;
@@ -131,8 +132,10 @@ fio_classify_opened(int fd, int open_flags, struct fio_fd *f)
 	return rc;
 }
 
-void
-fio_close_fds(int lo, int hi)
+/* Read-only descriptors, whose close reports nothing on Linux: one
+ * close_range(), or one by one where it is refused. */
+static void
+close_fds(int lo, int hi)
 {
 	int fd;
 
@@ -149,7 +152,7 @@ fio_close_fds(int lo, int hi)
 void
 fio_close_now(struct fio_close_run *r)
 {
-	fio_close_fds(r->lo, r->hi);
+	close_fds(r->lo, r->hi);
 	r->lo = r->hi = -1;
 }
 
@@ -169,7 +172,7 @@ fio_kind_name(enum fio_kind kind)
 {
 	static const char *const names[] = {
 	    [FIO_UNKNOWN] = "unknown", [FIO_REGULAR] = "regular",
-	    [FIO_SPECIAL] = "special", [FIO_PIPE] = "pipe",
+	    [FIO_PIPE] = "pipe",
 	    [FIO_TTY] = "tty",	       [FIO_SOCKET] = "socket",
 	    [FIO_DEVNULL] = "devnull", [FIO_CHAR] = "char",
 	    [FIO_BLOCK] = "block",     [FIO_DIRECTORY] = "directory",

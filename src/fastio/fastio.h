@@ -37,8 +37,7 @@
 enum fio_kind {
 	FIO_UNKNOWN, /* fstat failed (closed fd): plain read/write only */
 	FIO_REGULAR,
-	FIO_SPECIAL, /* regular file whose st_size lies: procfs, sysfs, ... */
-	FIO_PIPE,    /* pipe or FIFO */
+	FIO_PIPE, /* pipe or FIFO */
 	FIO_TTY,
 	FIO_SOCKET,
 	FIO_DEVNULL,
@@ -54,6 +53,13 @@ enum fio_kind {
 #define FIO_APPEND   0x4u
 #define FIO_NONBLOCK 0x8u
 #define FIO_AT_START 0x10u /* just opened by the caller: at offset 0 */
+/*
+ * A regular file whose st_size says nothing of what reading it gives: an
+ * empty one (procfs says 0 for files full of text, and so may FUSE), or
+ * one on a pseudo filesystem (sysfs says 4096). As an input it is read
+ * with read() to its end; as an output it is a file like any other.
+ */
+#define FIO_UNSIZED 0x20u
 
 struct fio_fd {
 	int fd;
@@ -63,20 +69,28 @@ struct fio_fd {
 	size_t pipe_size; /* capacity in bytes for FIO_PIPE, else 0 */
 };
 
+/* fio_sized: f is a regular file whose size can be trusted. */
+static inline int
+fio_sized(const struct fio_fd *f)
+{
+	return f->kind == FIO_REGULAR && !(f->flags & FIO_UNSIZED);
+}
+
 enum fio_status { FIO_DONE, FIO_UNSUPPORTED, FIO_ERROR };
 
 enum fio_strategy {
-	FIO_WRITE, /* read()/write(): always enabled, the last resort */
+	FIO_READ_WRITE, /* read()/write(): always enabled, the last resort */
 	FIO_VMSPLICE,
 	FIO_TEE,
 	FIO_SPLICE,
 	FIO_COPY_FILE_RANGE,
 	FIO_SENDFILE,
-	FIO_READFILE, /* a small file in one read(), into the buffer */
+	FIO_ONE_READ, /* a small file in one read(), into the buffer */
 	FIO_PAGES,    /* tee's source: distinct written pages (repeat.c) */
-	FIO_HOT,      /* for a reader that takes small bites: tee's source
-			 of one page in every slot (repeat.c), smaller
-			 splices from a file (pump.c) */
+	FIO_HOT_PAGE, /* tee's source of one page in every slot, for a reader
+			 that takes small bites (repeat.c) */
+	FIO_BITES,    /* smaller splices from a file, for such a reader
+			 (pump.c) */
 	FIO_THREAD,   /* a second thread writes bulk output (writer.c) */
 	FIO_AHEAD,    /* a second thread reads small files ahead (ahead.c) */
 	FIO_PACE,     /* sleep while a pipe's reader makes room (pace.c) */
@@ -100,13 +114,6 @@ int fio_classify(int fd, struct fio_fd *f);
  * says FIO_AT_START, which lets a small file be read in one read().
  */
 int fio_classify_opened(int fd, int open_flags, struct fio_fd *f);
-
-/*
- * fio_close_fds: close descriptors lo..hi (read-only ones, whose close
- * reports nothing on Linux) with one close_range(), or one by one where
- * it is refused. Nothing for lo < 0.
- */
-void fio_close_fds(int lo, int hi);
 
 /*
  * Descriptors closed in runs of consecutive numbers (open() hands them
@@ -160,9 +167,6 @@ int fio_forced(enum fio_strategy s);
 int fio_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg,
 		     int sigpipe);
 
-/* fio_strategy_name: the name fio_disable accepts for s. */
-const char *fio_strategy_name(enum fio_strategy s);
-
 /*
  * fio_pipe_grow: try to make the pipe fd hold at least want bytes. Every
  * slot a pipe has counts against its user's pipe quota for as long as
@@ -190,13 +194,6 @@ size_t fio_pipe_give_back(int fd, size_t size);
  */
 void *fio_buffer_alloc(size_t size);
 void fio_buffer_free(void *p, size_t size);
-
-/*
- * fio_write_all: write all len bytes, continuing after short writes from
- * where they stopped, retrying EINTR. Returns 0, or -1 with errno (a write
- * that returns 0 is reported as ENOSPC, as GNU's full_write does).
- */
-int fio_write_all(int fd, const void *buf, size_t len);
 
 /*
  * fio_repeat: write the len-byte pattern to out again and again, limit
@@ -335,15 +332,6 @@ enum fio_strategy fio_pump_strategy(const struct fio_pump *p);
 
 /* fio_pump_end: release the private pipe (held bytes are dropped). */
 void fio_pump_end(struct fio_pump *p);
-
-/*
- * fio_copy: a pump from in to out through buf until in's end of file.
- * Returns 0, or -1 with errno and *side telling whether reading or
- * writing failed. If used is not NULL it receives the strategy that moved
- * the bulk of the bytes (FIO_WRITE if only read()/write() did).
- */
-int fio_copy(const struct fio_fd *in, const struct fio_fd *out, void *buf,
-	     size_t size, enum fio_strategy *used, enum fio_side *side);
 
 /*
  * A writer sends the buffers a caller fills, one after another, to one

@@ -15,14 +15,15 @@
 
 /*
  * The one place EINTR is retried; every byte-moving syscall goes through
- * it. With once, the interrupted call returns -1/EINTR to its caller.
+ * it. With interruptible set, the interrupted call returns -1/EINTR to
+ * its caller.
  */
-#define RETRY(call, once)                                                      \
+#define RETRY(call, interruptible)                                                      \
 	do {                                                                   \
 		ssize_t r_;                                                    \
 		do                                                             \
 			r_ = (call);                                           \
-		while (r_ < 0 && errno == EINTR && !(once));                   \
+		while (r_ < 0 && errno == EINTR && !(interruptible));                   \
 		return r_;                                                     \
 	} while (0)
 
@@ -33,15 +34,15 @@ cap(size_t len)
 }
 
 ssize_t
-fio_read(int fd, void *buf, size_t len, int once)
+fio_read(int fd, void *buf, size_t len, int interruptible)
 {
-	RETRY(read(fd, buf, cap(len)), once);
+	RETRY(read(fd, buf, cap(len)), interruptible);
 }
 
 ssize_t
-fio_write(int fd, const void *buf, size_t len, int once)
+fio_write(int fd, const void *buf, size_t len, int interruptible)
 {
-	RETRY(write(fd, buf, cap(len)), once);
+	RETRY(write(fd, buf, cap(len)), interruptible);
 }
 
 ssize_t
@@ -66,25 +67,26 @@ fio_tee(int in, int out, size_t len, unsigned flags)
 }
 
 ssize_t
-fio_splice(int in, int out, size_t len, unsigned flags, int once)
+fio_splice(int in, int out, size_t len, unsigned flags, int interruptible)
 {
-	RETRY(splice(in, NULL, out, NULL, cap(len), flags), once);
+	RETRY(splice(in, NULL, out, NULL, cap(len), flags), interruptible);
 }
 
 ssize_t
-fio_copy_file_range(int in, int out, size_t len, int once)
+fio_copy_file_range(int in, int out, size_t len, int interruptible)
 {
-	RETRY(copy_file_range(in, NULL, out, NULL, cap(len), 0), once);
+	RETRY(copy_file_range(in, NULL, out, NULL, cap(len), 0), interruptible);
 }
 
 ssize_t
-fio_sendfile(int out, int in, size_t len, int once)
+fio_sendfile(int out, int in, size_t len, int interruptible)
 {
-	RETRY(sendfile(out, in, NULL, cap(len)), once);
+	RETRY(sendfile(out, in, NULL, cap(len)), interruptible);
 }
 
 int
-fio_write_fully(int fd, const void *buf, size_t len, size_t *done, int once)
+fio_write_all(int fd, const void *buf, size_t len, size_t *done,
+	      int interruptible)
 {
 	const char *p = buf;
 	ssize_t n;
@@ -92,7 +94,7 @@ fio_write_fully(int fd, const void *buf, size_t len, size_t *done, int once)
 	if (done != NULL)
 		*done = 0;
 	while (len > 0) {
-		n = fio_write(fd, p, len, once);
+		n = fio_write(fd, p, len, interruptible);
 		if (n < 0)
 			return -1;
 		if (n == 0) {
@@ -105,12 +107,6 @@ fio_write_fully(int fd, const void *buf, size_t len, size_t *done, int once)
 			*done += (size_t)n;
 	}
 	return 0;
-}
-
-int
-fio_write_all(int fd, const void *buf, size_t len)
-{
-	return fio_write_fully(fd, buf, len, NULL, 0);
 }
 
 static size_t

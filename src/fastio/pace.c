@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <time.h>
 
@@ -132,4 +134,30 @@ fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent, size_t want)
 		if (nanosleep(&ts, NULL) < 0)
 			return;
 	}
+}
+
+size_t
+fio_splice_paced(struct fio_pace *pc, int from, int to, size_t size,
+		 uint64_t *sent, size_t len, unsigned flags, int interruptible,
+		 unsigned *calls)
+{
+	size_t moved = 0;
+	ssize_t n;
+
+	for (*calls = 0; moved < len; ++*calls) {
+		/* Only a pipe that just filled is looked at: a look takes
+		 * the pipe's lock, which a splicing reader holds; and a
+		 * non-blocking output's splices never wait. */
+		if (*calls > 0 && !(flags & SPLICE_F_NONBLOCK))
+			fio_pace(pc, to, size, *sent, len - moved);
+		n = fio_splice(from, to, len - moved, flags, interruptible);
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
+			break;
+		}
+		moved += (size_t)n;
+		*sent += (uint64_t)n;
+	}
+	return moved;
 }

@@ -12,24 +12,24 @@
 #include "tune.h"
 
 /*
- * The one place that picks how an input's bytes move (README: libfastio).
- * A size of 0 makes a file FIO_SPECIAL because it says nothing about what
- * reading it gives; for an output (freshly truncated, say) it does not
- * matter, and a pseudo file refuses on the first call.
+ * The one place that picks how an input's bytes move (doc/design.md,
+ * "Moving an input"). An input whose size cannot be trusted (FIO_UNSIZED:
+ * procfs, sysfs, an empty file) is read with read() to its end; an
+ * output is a file whatever its size.
  */
 static enum fio_strategy
 pick(const struct fio_pump *p)
 {
 	const struct fio_fd *in = p->in, *out = p->out;
-	int out_file = out->kind == FIO_REGULAR || out->kind == FIO_SPECIAL;
+	int out_file = out->kind == FIO_REGULAR;
 
-	if (in->kind == FIO_REGULAR && (in->flags & FIO_AT_START) &&
+	if (fio_sized(in) && (in->flags & FIO_AT_START) &&
 	    (uint64_t)in->st.st_size < FIO_SMALL_FILE &&
-	    (size_t)in->st.st_size < p->size && fio_enabled(FIO_READFILE))
-		return FIO_READFILE;
+	    (size_t)in->st.st_size < p->size && fio_enabled(FIO_ONE_READ))
+		return FIO_ONE_READ;
 	if (p->flags & FIO_PUMP_USER)
-		return FIO_WRITE;
-	if (in->kind == FIO_REGULAR) {
+		return FIO_READ_WRITE;
+	if (fio_sized(in)) {
 		if (out_file && fio_enabled(FIO_COPY_FILE_RANGE))
 			return FIO_COPY_FILE_RANGE;
 		if (out->kind == FIO_PIPE && fio_enabled(FIO_SPLICE))
@@ -45,11 +45,12 @@ pick(const struct fio_pump *p)
 	if (in->kind == FIO_PIPE && fio_enabled(FIO_SPLICE) &&
 	    (out->kind == FIO_PIPE || out_file || out->kind == FIO_DEVNULL))
 		return FIO_SPLICE;
-	return FIO_WRITE;
+	return FIO_READ_WRITE;
 }
 
+/* A signal ends a waiting call (FIO_PUMP_SIGNALS). */
 static int
-once(const struct fio_pump *p)
+interruptible(const struct fio_pump *p)
 {
 	return (p->flags & FIO_PUMP_SIGNALS) != 0;
 }
@@ -57,7 +58,7 @@ once(const struct fio_pump *p)
 static int
 user_path(const struct fio_pump *p)
 {
-	return p->strategy == FIO_WRITE || p->strategy == FIO_READFILE;
+	return p->strategy == FIO_READ_WRITE || p->strategy == FIO_ONE_READ;
 }
 
 /* A regular file through a private pipe into a pipe. */
@@ -65,12 +66,6 @@ static int
 through_mid(const struct fio_pump *p)
 {
 	return p->strategy == FIO_SPLICE && p->in->kind == FIO_REGULAR;
-}
-
-static size_t
-min_size(size_t a, uint64_t b)
-{
-	return b < a ? (size_t)b : a;
 }
 
 static void
@@ -94,9 +89,9 @@ set_chunk(struct fio_pump *p)
 	    p->out->kind == FIO_PIPE ? p->out_pipe_size / 2 : p->in->pipe_size;
 
 	p->chunk =
-	    pipe == 0 ? FIO_SPLICE_CHUNK : min_size(FIO_SPLICE_CHUNK, pipe);
+	    pipe == 0 ? FIO_SPLICE_CHUNK : fio_min(FIO_SPLICE_CHUNK, pipe);
 	if (p->small && through_mid(p))
-		p->chunk = min_size(p->chunk, FIO_SPLICE_BITE);
+		p->chunk = fio_min(p->chunk, FIO_SPLICE_BITE);
 }
 
 /*
@@ -141,12 +136,12 @@ fio_pump_next(struct fio_pump *p, const struct fio_fd *in, uint64_t limit)
 	p->strategy = pick(p);
 	p->chunk = FIO_MAX_IO;
 	/* Read-ahead in big steps (GNU cat's 2010 change: ~5% on flash). */
-	if (in->kind == FIO_REGULAR && p->strategy != FIO_READFILE)
+	if (in->kind == FIO_REGULAR && p->strategy != FIO_ONE_READ)
 		(void)posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (p->strategy != FIO_SPLICE)
 		return;
 	set_chunk(p);
-	if (in->kind == FIO_REGULAR)
+	if (fio_sized(in))
 		grow_for(p, (uint64_t)in->st.st_size < limit
 				? (uint64_t)in->st.st_size
 				: limit);
@@ -174,7 +169,7 @@ fio_pump_init(struct fio_pump *p, const struct fio_fd *in,
 	p->side = FIO_SIDE_INPUT;
 	p->in = NULL;
 	p->left = 0;
-	p->strategy = FIO_WRITE;
+	p->strategy = FIO_READ_WRITE;
 	if (in != NULL)
 		fio_pump_next(p, in, limit);
 }
@@ -185,7 +180,7 @@ write_held(struct fio_pump *p)
 	size_t done;
 	int rc;
 
-	rc = fio_write_fully(p->out->fd, p->buf, p->held, &done, once(p));
+	rc = fio_write_all(p->out->fd, p->buf, p->held, &done, interruptible(p));
 	p->total += done;
 	p->held -= done;
 	if (rc < 0) {
@@ -205,7 +200,7 @@ drain_mid(struct fio_pump *p)
 	ssize_t n;
 
 	while (p->in_mid > 0) {
-		n = fio_read(p->mid[0], p->buf, min_size(p->size, p->in_mid),
+		n = fio_read(p->mid[0], p->buf, fio_min(p->size, p->in_mid),
 			     0);
 		if (n <= 0) {
 			/* Our own pipe holding bytes cannot fail a read. */
@@ -230,9 +225,9 @@ vote(struct fio_pump *p, unsigned calls)
 {
 	switch (fio_vote_count(&p->vote, calls >= FIO_HOT_BITE, calls == 1)) {
 	case FIO_VOTE_BITES:
-		if (fio_enabled(FIO_HOT)) {
+		if (fio_enabled(FIO_BITES)) {
 			p->small = 1;
-			p->chunk = min_size(p->chunk, FIO_SPLICE_BITE);
+			p->chunk = fio_min(p->chunk, FIO_SPLICE_BITE);
 		}
 		break;
 	case FIO_VOTE_GULPS:
@@ -245,35 +240,24 @@ static int
 flush_mid(struct fio_pump *p)
 {
 	unsigned flags = p->out->flags & FIO_NONBLOCK ? SPLICE_F_NONBLOCK : 0;
-	unsigned calls = 0;
 	int full = p->in_mid == p->chunk;
-	ssize_t n;
+	unsigned calls;
 
-	while (p->in_mid > 0) {
-		/* Only a pipe that just filled is looked at: a look takes
-		 * the pipe's lock, which a splicing reader holds. */
-		if (calls > 0 && flags == 0)
-			fio_pace(&p->pace, p->out->fd, p->out_pipe_size,
-				 p->total, p->in_mid);
-		n = fio_splice(p->mid[0], p->out->fd, p->in_mid, flags,
-			       once(p));
-		calls++;
-		if (n > 0) {
-			p->in_mid -= (size_t)n;
-			p->total += (size_t)n;
-			if (p->in_mid == 0 && full)
-				vote(p, calls);
-			continue;
-		}
-		if (n < 0 && errno == EINTR) {
-			p->side = FIO_SIDE_OUTPUT;
-			return -1;
-		}
-		/* The output refuses splice, or failed: write() tells. */
-		p->strategy = FIO_WRITE;
-		return drain_mid(p);
+	p->in_mid -= fio_splice_paced(&p->pace, p->mid[0], p->out->fd,
+				      p->out_pipe_size, &p->total, p->in_mid,
+				      flags, interruptible(p), &calls);
+	if (p->in_mid == 0) {
+		if (full)
+			vote(p, calls);
+		return 0;
 	}
-	return 0;
+	if (errno == EINTR) {
+		p->side = FIO_SIDE_OUTPUT;
+		return -1;
+	}
+	/* The output refuses splice, or failed: write() tells. */
+	p->strategy = FIO_READ_WRITE;
+	return drain_mid(p);
 }
 
 int
@@ -292,7 +276,7 @@ fio_pump_put(struct fio_pump *p, const void *data, size_t len)
 		return -1;
 	if (len > p->size - p->held) {
 		p->side = FIO_SIDE_OUTPUT;
-		if (fio_write_all(p->out->fd, data, len) < 0)
+		if (fio_write_all(p->out->fd, data, len, NULL, 0) < 0)
 			return -1;
 		p->total += len;
 		return 0;
@@ -322,7 +306,7 @@ static ssize_t
 user_fill(struct fio_pump *p)
 {
 	const struct fio_fd *in = p->in;
-	int whole = p->strategy == FIO_READFILE && p->got == 0;
+	int whole = p->strategy == FIO_ONE_READ && p->got == 0;
 	size_t need = whole ? (size_t)in->st.st_size + 1 : 1, want;
 	ssize_t n;
 
@@ -330,10 +314,10 @@ user_fill(struct fio_pump *p)
 	    (in->kind != FIO_REGULAR || p->size - p->held < need) &&
 	    fio_pump_flush_all(p) < 0)
 		return -1;
-	want = min_size(p->size - p->held, p->left);
+	want = fio_min(p->size - p->held, p->left);
 	if (whole && want > need)
 		want = need;
-	n = fio_read(in->fd, p->buf + p->held, want, once(p));
+	n = fio_read(in->fd, p->buf + p->held, want, interruptible(p));
 	if (n < 0) {
 		p->side = FIO_SIDE_INPUT;
 		return -1;
@@ -351,7 +335,7 @@ user_fill(struct fio_pump *p)
 	 * exactly the st_size bytes fstat saw, the read that would return 0
 	 * is skipped: one syscall per file. A file that grew meanwhile
 	 * filled the extra byte asked for and is read on; procfs and sysfs
-	 * files are FIO_SPECIAL and never come here, and a FUSE file claiming
+	 * files are FIO_UNSIZED and never come here, and a FUSE file claiming
 	 * size 0 also fills the extra byte.
 	 */
 	if (whole && (size_t)n < want && (off_t)n == in->st.st_size)
@@ -390,8 +374,8 @@ mid_step(struct fio_pump *p, ssize_t *n)
 	}
 	/* Half the output pipe from the file, not a pipeful: tune.h says why.
 	 */
-	want = min_size(min_size(p->chunk, p->mid_size), p->left);
-	*n = fio_splice(p->in->fd, p->mid[1], want, 0, once(p));
+	want = fio_min(fio_min(p->chunk, p->mid_size), p->left);
+	*n = fio_splice(p->in->fd, p->mid[1], want, 0, interruptible(p));
 	if (*n > 0) {
 		p->in_mid = (size_t)*n;
 		taken(p, (size_t)*n);
@@ -412,14 +396,14 @@ direct_step(struct fio_pump *p, ssize_t *n)
 
 	if (p->strategy == FIO_SPLICE)
 		grow_for(p, p->total);
-	len = min_size(p->chunk, p->left);
+	len = fio_min(p->chunk, p->left);
 	if (p->strategy == FIO_COPY_FILE_RANGE)
-		*n = fio_copy_file_range(p->in->fd, p->out->fd, len, once(p));
+		*n = fio_copy_file_range(p->in->fd, p->out->fd, len, interruptible(p));
 	else if (p->strategy == FIO_SENDFILE)
-		*n = fio_sendfile(p->out->fd, p->in->fd, len, once(p));
+		*n = fio_sendfile(p->out->fd, p->in->fd, len, interruptible(p));
 	else
 		*n = fio_splice(p->in->fd, p->out->fd, len,
-				flags | SPLICE_F_MOVE, once(p));
+				flags | SPLICE_F_MOVE, interruptible(p));
 	if (*n > 0) {
 		taken(p, (size_t)*n);
 		p->total += (size_t)*n;
@@ -445,7 +429,7 @@ fio_pump_fill(struct fio_pump *p)
 	st = through_mid(p) ? mid_step(p, &n) : direct_step(p, &n);
 	if (st == FIO_UNSUPPORTED) {
 		/* read()/write() go on from the same offsets. */
-		p->strategy = FIO_WRITE;
+		p->strategy = FIO_READ_WRITE;
 		return user_fill(p);
 	}
 	return st == FIO_DONE ? n : -1;
@@ -484,32 +468,4 @@ fio_pump_end(struct fio_pump *p)
 	p->mid[0] = p->mid[1] = -1;
 	p->in_mid = 0;
 	p->held = 0;
-}
-
-int
-fio_copy(const struct fio_fd *in, const struct fio_fd *out, void *buf,
-	 size_t size, enum fio_strategy *used, enum fio_side *side)
-{
-	struct fio_pump p;
-	enum fio_strategy first = FIO_WRITE;
-	ssize_t n;
-	int rc = 0;
-
-	fio_pump_init(&p, in, out, buf, size, FIO_FOREVER, 0);
-	while ((n = fio_pump_fill(&p)) > 0) {
-		if (p.got == (uint64_t)n)
-			first = p.strategy;
-		if (fio_pump_flush(&p) < 0) {
-			rc = -1;
-			break;
-		}
-	}
-	if (n < 0)
-		rc = -1;
-	if (used != NULL)
-		*used = first;
-	if (side != NULL)
-		*side = p.side;
-	fio_pump_end(&p);
-	return rc;
 }

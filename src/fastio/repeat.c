@@ -27,12 +27,6 @@ struct repeat {
 	size_t grown_from;    /* the output pipe's size before we grew it */
 };
 
-static size_t
-min_size(size_t a, uint64_t b)
-{
-	return b < a ? (size_t)b : a;
-}
-
 static void
 advance(struct repeat *r, size_t n)
 {
@@ -70,7 +64,7 @@ pump_write(struct repeat *r, size_t chunk)
 	ssize_t k;
 
 	chunk = whole_patterns(chunk, r->len);
-	while ((n = min_size(chunk, r->left)) > 0) {
+	while ((n = fio_min(chunk, r->left)) > 0) {
 		k = fio_write(r->out.fd, r->buf + r->phase, n, 0);
 		if (k <= 0) {
 			if (k == 0)
@@ -90,7 +84,7 @@ pump_vmsplice(struct repeat *r, size_t chunk)
 	ssize_t k;
 
 	chunk = whole_patterns(chunk, r->len);
-	while ((iov.iov_len = min_size(chunk, r->left)) > 0) {
+	while ((iov.iov_len = fio_min(chunk, r->left)) > 0) {
 		iov.iov_base = r->buf + r->shift + r->phase;
 		k = fio_vmsplice(r->out.fd, &iov, 1, r->splice_flags);
 		if (k <= 0) {
@@ -139,8 +133,8 @@ realign(struct repeat *r)
 
 	if (r->phase == 0)
 		return 0;
-	n = min_size(r->len - r->phase, r->left);
-	if (fio_write_all(r->out.fd, r->buf + r->phase, n) < 0)
+	n = fio_min(r->len - r->phase, r->left);
+	if (fio_write_all(r->out.fd, r->buf + r->phase, n, NULL, 0) < 0)
 		return -1;
 	advance(r, n);
 	return 0;
@@ -200,7 +194,7 @@ fill_pages(struct repeat *r, int fd, size_t cap)
 	}
 	/* One write a slot: too big for the last page's room, it starts one. */
 	for (; slot > 0 && slots > 0; slots--, content += slot)
-		if (fio_write_all(fd, r->buf, slot) < 0)
+		if (fio_write_all(fd, r->buf, slot, NULL, 0) < 0)
 			return 0;
 	return content;
 }
@@ -214,7 +208,7 @@ fill_hot(struct repeat *r, int fd, size_t cap)
 	if (page == 0 || pipe2(one, O_CLOEXEC) < 0)
 		return 0;
 	/* Non-blocking: a slot fewer than cap promised ends the filling. */
-	if (fio_write_all(one[1], r->buf, page) == 0)
+	if (fio_write_all(one[1], r->buf, page, NULL, 0) == 0)
 		while (content + page <= cap &&
 		       fio_tee(one[0], fd, page, SPLICE_F_NONBLOCK) ==
 			   (ssize_t)page)
@@ -273,7 +267,7 @@ grow_out(struct repeat *r, size_t size)
 static size_t
 turn_big(struct repeat *r, int src[2], int mid[2], size_t content)
 {
-	size_t round = min_size(FIO_TEE_ROUND, grow_out(r, FIO_PIPE_GULP)),
+	size_t round = fio_min(FIO_TEE_ROUND, grow_out(r, FIO_PIPE_GULP)),
 	       n = 0;
 	int big[2];
 
@@ -304,27 +298,18 @@ turn_big(struct repeat *r, int src[2], int mid[2], size_t content)
 static enum fio_status
 splice_out(struct repeat *r, int mid, size_t k, unsigned *calls)
 {
-	ssize_t m;
+	uint64_t sent = r->sent;
+	size_t n = fio_splice_paced(&r->pace, mid, r->out.fd, r->out.pipe_size,
+				    &sent, k, r->splice_flags, 0, calls);
 
-	for (*calls = 0; k > 0; ++*calls) {
-		if (*calls > 0 && r->splice_flags == 0)
-			fio_pace(&r->pace, r->out.fd, r->out.pipe_size, r->sent,
-				 k);
-		m = fio_splice(mid, r->out.fd, k, r->splice_flags, 0);
-		if (m <= 0) {
-			if (m == 0)
-				errno = ENOSPC;
-			return failed(r);
-		}
-		advance(r, (size_t)m);
-		k -= (size_t)m;
-	}
-	return FIO_DONE;
+	if (n > 0)
+		advance(r, n);
+	return n == k ? FIO_DONE : failed(r);
 }
 
 /*
  * The rounds. The reader votes (fio_vote_count): if it takes small bites
- * and hot is set (a written source, and FIO_HOT enabled), the source
+ * and hot is set (a written source, and FIO_HOT_PAGE enabled), the source
  * turns hot for the rest of the stream; if it takes the pipe whole, the
  * pipe and the rounds grow.
  */
@@ -340,7 +325,7 @@ tee_loop(struct repeat *r, int src[2], int mid[2], size_t content, int hot)
 	for (;;) {
 		if (realign(r) < 0)
 			return failed(r);
-		n = min_size(content, r->left);
+		n = fio_min(content, r->left);
 		if (n == 0)
 			return FIO_DONE;
 		k = fio_tee(src[0], mid[1], n, 0);
@@ -397,21 +382,21 @@ repeat_tee(struct repeat *r)
 	 * are no bigger than that, as their slots count against the user's
 	 * pipe quota.
 	 */
-	round = r->out.pipe_size ? min_size(FIO_TEE_ROUND, r->out.pipe_size)
+	round = r->out.pipe_size ? fio_min(FIO_TEE_ROUND, r->out.pipe_size)
 				 : FIO_TEE_ROUND;
-	cap = min_size(fio_pipe_grow(src[1], round), round);
+	cap = fio_min(fio_pipe_grow(src[1], round), round);
 	midcap = fio_pipe_grow(mid[1], cap);
 	if (midcap < cap)
 		cap = midcap;
 	if (fio_enabled(FIO_PAGES))
 		content = fill_pages(r, src[1], cap);
-	else if (fio_enabled(FIO_HOT))
+	else if (fio_enabled(FIO_HOT_PAGE))
 		content = fill_hot(r, src[1], cap);
 	else
 		content = 0;
 	if (content > 0)
 		st = tee_loop(r, src, mid, content,
-			      fio_enabled(FIO_PAGES) && fio_enabled(FIO_HOT));
+			      fio_enabled(FIO_PAGES) && fio_enabled(FIO_HOT_PAGE));
 	close(src[0]);
 	close(src[1]);
 	close(mid[0]);
@@ -486,7 +471,7 @@ static const struct {
     /* Order from bench/ measurements, see tune.h. */
     {FIO_TEE, repeat_tee},
     {FIO_VMSPLICE, repeat_vmsplice},
-    {FIO_WRITE, repeat_write},
+    {FIO_READ_WRITE, repeat_write},
 };
 
 int

@@ -14,36 +14,41 @@
 #include "tune.h"
 
 static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
-    [FIO_WRITE] = "write",
+    [FIO_READ_WRITE] = "readwrite",
     [FIO_VMSPLICE] = "vmsplice",
     [FIO_TEE] = "tee",
     [FIO_SPLICE] = "splice",
     [FIO_COPY_FILE_RANGE] = "copy_file_range",
     [FIO_SENDFILE] = "sendfile",
-    [FIO_READFILE] = "readfile",
+    [FIO_ONE_READ] = "oneread",
     [FIO_PAGES] = "pages",
-    [FIO_HOT] = "hot",
+    [FIO_HOT_PAGE] = "hotpage",
+    [FIO_BITES] = "bites",
     [FIO_THREAD] = "thread",
     [FIO_AHEAD] = "ahead",
     [FIO_PACE] = "pace",
+};
+
+/* Words of earlier releases, which users may have typed: "hot" was the
+ * hot page and the bites at once. */
+static const struct {
+	const char *name;
+	unsigned set;
+} aliases[] = {
+    {"write", 1u << FIO_READ_WRITE},
+    {"readfile", 1u << FIO_ONE_READ},
+    {"hot", 1u << FIO_HOT_PAGE | 1u << FIO_BITES},
+    {"all", ~0u},
 };
 
 /* The library's only mutable state; fio_reset() restores it for tests. */
 static unsigned disabled, forced;
 static size_t page; /* FASTIO_PAGE_SIZE's, or 0: the kernel's */
 
-const char *
-fio_strategy_name(enum fio_strategy s)
-{
-	if ((unsigned)s >= FIO_STRATEGY_COUNT)
-		return "?";
-	return strategy_names[s];
-}
-
 int
 fio_enabled(enum fio_strategy s)
 {
-	if (s == FIO_WRITE)
+	if (s == FIO_READ_WRITE)
 		return 1;
 	return (unsigned)s < FIO_STRATEGY_COUNT && !(disabled & 1u << s);
 }
@@ -124,14 +129,16 @@ set_one(unsigned *set, const char *name, size_t len)
 {
 	unsigned s;
 
-	if (len == 3 && memcmp(name, "all", 3) == 0) {
-		*set = ~0u;
-		return 0;
-	}
 	for (s = 0; s < FIO_STRATEGY_COUNT; s++)
 		if (strlen(strategy_names[s]) == len &&
 		    memcmp(strategy_names[s], name, len) == 0) {
 			*set |= 1u << s;
+			return 0;
+		}
+	for (s = 0; s < sizeof aliases / sizeof aliases[0]; s++)
+		if (strlen(aliases[s].name) == len &&
+		    memcmp(aliases[s].name, name, len) == 0) {
+			*set |= aliases[s].set;
 			return 0;
 		}
 	return -1;

@@ -5,23 +5,24 @@
 /*
  * libfastio's internal layer: the only place that makes a syscall moving
  * bytes. Each call moves at most FIO_MAX_IO bytes (vmsplice: and at most
- * IOV_MAX segments) and retries EINTR, unless once is set: then -1 with
+ * IOV_MAX segments) and retries EINTR, unless interruptible is set: then -1 with
  * EINTR comes back, for a caller that waits for a signal. They return as
  * the syscall does. Not part of the API: programs use fastio.h.
  */
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
-ssize_t fio_read(int fd, void *buf, size_t len, int once);
-ssize_t fio_write(int fd, const void *buf, size_t len, int once);
+ssize_t fio_read(int fd, void *buf, size_t len, int interruptible);
+ssize_t fio_write(int fd, const void *buf, size_t len, int interruptible);
 ssize_t fio_vmsplice(int fd, const struct iovec *iov, size_t count,
 		     unsigned flags);
 ssize_t fio_tee(int in, int out, size_t len, unsigned flags);
-ssize_t fio_splice(int in, int out, size_t len, unsigned flags, int once);
-ssize_t fio_copy_file_range(int in, int out, size_t len, int once);
-ssize_t fio_sendfile(int out, int in, size_t len, int once);
+ssize_t fio_splice(int in, int out, size_t len, unsigned flags, int interruptible);
+ssize_t fio_copy_file_range(int in, int out, size_t len, int interruptible);
+ssize_t fio_sendfile(int out, int in, size_t len, int interruptible);
 
 /*
  * Write all len bytes, continuing after short writes from where they
@@ -29,8 +30,15 @@ ssize_t fio_sendfile(int out, int in, size_t len, int once);
  * Returns 0, or -1 with errno (a write that returns 0 is reported as
  * ENOSPC, as GNU's full_write does).
  */
-int fio_write_fully(int fd, const void *buf, size_t len, size_t *done,
-		    int once);
+int fio_write_all(int fd, const void *buf, size_t len, size_t *done,
+		  int interruptible);
+
+/* The smaller of a size and a count that may be bigger than any size. */
+static inline size_t
+fio_min(size_t a, uint64_t b)
+{
+	return b < a ? (size_t)b : a;
+}
 
 /*
  * Nonzero if err, from a zero-copy call (vmsplice, tee, splice,
@@ -65,6 +73,18 @@ int fio_vote_count(struct fio_vote *v, int aye, int gulp);
  */
 void fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent,
 	      size_t want);
+
+/*
+ * Move len bytes that the pipe from holds (ours) on to the pipe to, of
+ * size bytes, *sent bytes written into it so far (advanced here), pacing
+ * its reader (fio_pace) before each splice after the first; *calls
+ * counts the splices, for the reader's vote. Returns the bytes moved:
+ * len, or fewer with errno from the splice that moved nothing (ENOSPC
+ * for a 0). The one paced loop of cat's pump and yes's tee rounds.
+ */
+size_t fio_splice_paced(struct fio_pace *pc, int from, int to, size_t size,
+			uint64_t *sent, size_t len, unsigned flags,
+			int interruptible, unsigned *calls);
 
 /*
  * Nonzero if the process may run on two CPUs at once; otherwise a second

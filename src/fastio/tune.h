@@ -137,7 +137,7 @@
 
 /*
  * Regular files smaller than this, just opened, are read with one read()
- * into the pump's buffer (FIO_READFILE); larger ones go through the
+ * into the pump's buffer (FIO_ONE_READ); larger ones go through the
  * kernel's zero-copy calls, whose setup costs more than a small copy.
  */
 #ifndef FIO_SMALL_FILE

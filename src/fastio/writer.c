@@ -28,14 +28,12 @@ fio_writer_init(struct fio_writer *w, struct fio_fd *out, char *buf, size_t cap)
 	    .out = out, .cap = cap, .state = FIO_WRITER_ONE};
 	w->buf[0] = buf;
 	/*
-	 * Writes that copy the bytes in: a pipe's, a file's (classify.c
-	 * calls the empty file a shell has just made FIO_SPECIAL). Where a
-	 * write moves nothing (/dev/null) there is nothing to overlap.
+	 * Writes that copy the bytes in: a pipe's, a file's. Where a write
+	 * moves nothing (/dev/null) there is nothing to overlap.
 	 */
 	if (!fio_forced(FIO_THREAD) &&
 	    (!fio_enabled(FIO_THREAD) ||
-	     (out->kind != FIO_PIPE &&
-	      (out->kind == FIO_UNKNOWN || !S_ISREG(out->st.st_mode)))))
+	     (out->kind != FIO_PIPE && out->kind != FIO_REGULAR)))
 		w->state = FIO_WRITER_ONE_NOW;
 }
 
@@ -79,7 +77,7 @@ thread_main(void *arg)
 		i = w->head % N;
 		pthread_mutex_unlock(&w->lock);
 		stop = reader_behind(w, w->len[i]);
-		err = fio_write_all(w->out->fd, w->buf[i], w->len[i]) < 0
+		err = fio_write_all(w->out->fd, w->buf[i], w->len[i], NULL, 0) < 0
 			  ? errno
 			  : 0;
 		pthread_mutex_lock(&w->lock);
@@ -222,7 +220,7 @@ fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk)
 		/* All that waits goes out first (nothing, without a thread). */
 		if (fio_writer_drain(w) < 0)
 			return NULL;
-		return n > 0 && fio_write_all(w->out->fd, buf, n) < 0 ? NULL
+		return n > 0 && fio_write_all(w->out->fd, buf, n, NULL, 0) < 0 ? NULL
 								      : buf;
 	}
 	pthread_mutex_lock(&w->lock);
