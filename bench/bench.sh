@@ -16,7 +16,7 @@
 set -eu
 top=$(cd "${1:-.}" && pwd)
 shift
-pb=$top/src/pipebench
+pb=$top/src/pipebench/pipebench
 runs=${RUNS:-5}
 data=${DATA:-/var/tmp/fastio-bench}
 shm=${TMPFS:-/dev/shm}/fastio-bench
@@ -125,16 +125,16 @@ workload_cat() {
 			set -- $(for spec in $(peers cat strong); do
 				${spec#*=} $o "$small" >/dev/null 2>&1 && echo "$spec"
 			done)
-			# Where catwide.c's AVX-512 loop runs, also the AVX2 loops
+			# Where cat/wide.c's AVX-512 loop runs, also the AVX2 loops
 			# it replaces, so that each machine says which wins there.
 			case $o in -v | -A | -E | -T)
 				grep -qw avx512_vbmi2 /proc/cpuinfo &&
-					set -- "$@" "fastio-avx2=env FASTIO_CAT_SCAN=32 $top/src/cat"
+					set -- "$@" "fastio-avx2=env FASTIO_CAT_SCAN=32 $top/src/cat/cat"
 				;;
 			esac
 			# The loops of every CPU without one of its own (arm64,
 			# ppc64el, s390x, ...): generic vectors, SSE2 here.
-			set -- "$@" "fastio-portable=env FASTIO_CAT_SCAN=8 $top/src/cat"
+			set -- "$@" "fastio-portable=env FASTIO_CAT_SCAN=8 $top/src/cat/cat"
 			table "cat$o-$fs" "cat $o on 500 MB of C headers ($fs) into pipebench" \
 				-- "@ $o $f" "$@"
 		done
@@ -146,7 +146,7 @@ workload_cat() {
 			[ $t = toybox ] && in=$tiny_text
 			command -v $t >/dev/null && $t cat $o "$in" >/dev/null 2>&1 &&
 				table "cat$o-$t" "cat $o on $(($(stat -c %s "$in") / 1000)) kB of C headers, against $t" \
-					-- "@ $o $in" "fastio=$top/src/cat" "$t=$t cat"
+					-- "@ $o $in" "fastio=$top/src/cat/cat" "$t=$t cat"
 		done
 	done
 	if [ -x /usr/bin/time ]; then
@@ -158,18 +158,18 @@ workload_cat() {
 workload_pipebench() {
 	machine
 	yes=$top/src/yes
-	set -- "fastio=$top/src/pipebench -Q"
+	set -- "fastio=$top/src/pipebench/pipebench -Q"
 	command -v pv >/dev/null && set -- "$@" "pv $(pv --version | sed -n '1s/^pv \([^ ]*\).*/\1/p')=pv -q"
 	[ -x /usr/bin/pipebench ] && set -- "$@" "pipebench 0.40=/usr/bin/pipebench -Q"
 	ceiling
-	set -- "$@" "cat (reference)=$top/src/cat" "ceiling:relay=$c relay"
+	set -- "$@" "cat (reference)=$top/src/cat/cat" "ceiling:relay=$c relay"
 	table pb-splice "Pass-through: our yes into each, into pipebench splicing to /dev/null, 8 GiB" \
 		--bytes 8G -- "$yes | @" "$@"
 	table pb-read "Pass-through: our yes into each, into pipebench --touch, 4 GiB" \
 		--bytes 4G --touch -- "$yes | @" "$@"
 	# Straight to /dev/null, each stopping by itself; pipebench 0.40
 	# cannot stop and is left out.
-	set -- "fastio=$top/src/pipebench -Q --bytes 20G"
+	set -- "fastio=$top/src/pipebench/pipebench -Q --bytes 20G"
 	command -v pv >/dev/null && set -- "$@" "pv $(pv --version | sed -n '1s/^pv \([^ ]*\).*/\1/p')=pv -q -S -s 20G"
 	table pb-null "Pass-through of our yes to /dev/null, 20 GiB, wall time" \
 		--wall --size 20G -- "$yes | @ > /dev/null" "$@"

@@ -100,7 +100,7 @@ consumer() { # name -> sets $pipe_cmd and $file_cmd
 
 # "name=cat command" for ours and every peer cat installed here.
 cats() {
-	echo "fastio=$top/src/cat"
+	echo "fastio=$top/src/cat/cat"
 	[ "${PEERS:-yes}" = no ] && return 0
 	[ -n "$head" ] && [ -x "$head/cat" ] && echo "gnu-head=$head/cat"
 	p=$peers_dir/bin/gnu/cat
@@ -193,7 +193,7 @@ for t in $throttles; do
 		done
 		# The ceiling of any cat here: ours with f already cached,
 		# where the disk costs nothing and only the pipe remains.
-		printf 'ceiling: fastio, f cached\t%s/src/cat %s | %s\n' "$top" "$f" "$pipe_cmd" >>"$tmp/specs"
+		printf 'ceiling: fastio, f cached\t%s/src/cat/cat %s | %s\n' "$top" "$f" "$pipe_cmd" >>"$tmp/specs"
 		# And the disk's: f read and thrown away, nothing computed.
 		printf 'ceiling: the disk\tdd if=%s of=/dev/null bs=1M status=none\n' "$f" >>"$tmp/specs"
 		# And the consumer's own start: it starts on no input, its

@@ -9,7 +9,7 @@
 # runs, medians. make bench is the full benchmark; this is its summary.
 set -eu
 top=$(cd "${1:-.}" && pwd)
-pb=$top/src/pipebench
+pb=$top/src/pipebench/pipebench
 tmp=$(mktemp -d /var/tmp/fastio-demo.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -23,7 +23,11 @@ version() {
 	echo "$v"
 }
 peers() { # tool [strong]
-	echo "fastio=$top/src/$1"
+	if [ "$1" = yes ]; then
+		echo "fastio=$top/src/yes"
+	else
+		echo "fastio=$top/src/$1/$1"
+	fi
 	[ -n "$head" ] && [ -x "$head/$1" ] && echo "gnu-head=$head/$1"
 	p=$peers_dir/bin/gnu/$1
 	[ -x "$p" ] && echo "gnu-$(version "$p")=$p"

@@ -5,7 +5,7 @@
  * Not a cat: every file must be a regular file under SLOT bytes, errors
  * end the run. Output is gathered into 1 MiB writes, as our cat does.
  *
- *   syscalls     what src/cat does: openat, fstat, one read of size + 1,
+ *   syscalls     what src/cat/cat does: openat, fstat, one read of size + 1,
  *                descriptors closed by close_range() in runs
  *   uring        batches of BATCH files, each a linked openat_direct ->
  *                read of SLOT bytes -> close_direct into a fixed-file

@@ -17,7 +17,7 @@ set -eu
 top=$(cd "${1:-.}" && pwd)
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- 100000 500000
-pb=$top/src/pipebench
+pb=$top/src/pipebench/pipebench
 runs=${RUNS:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "${TMPFS:-/dev/shm}/fastio-small" "${DATA:-/var/tmp/fastio-bench}/small"' EXIT
@@ -30,7 +30,7 @@ ${CC:-cc} -O2 -o "$tmp/smallfiles" "$(dirname "$0")/smallfiles.c" -luring
 # entries are wrapper scripts).
 root=$peers_dir/root
 native() {
-	echo "fastio=$top/src/cat"
+	echo "fastio=$top/src/cat/cat"
 	[ -n "$head" ] && [ -x "$head/cat" ] && echo "gnu-head=$head/cat"
 	echo "gnu-$(version /usr/bin/cat)=/usr/bin/cat"
 	[ -x "$root/usr/lib/cargo/bin/coreutils/cat" ] &&
@@ -87,14 +87,14 @@ d=${TMPFS:-/dev/shm}/fastio-small
 make_files "$d" 1
 printf '\n#### One exec of `cat hoge0` (tmpfs), 1,000 runs, hyperfine -N\n\n'
 hyperfine -N -w 50 -r 1000 --export-markdown "$tmp/h.md" \
-	-n fastio "$top/src/cat $d/hoge0" -n gnu-head "$head/cat $d/hoge0" \
+	-n fastio "$top/src/cat/cat $d/hoge0" -n gnu-head "$head/cat $d/hoge0" \
 	-n gnu-9.1 "/usr/bin/cat $d/hoge0" -n busybox "busybox cat $d/hoge0" \
 	>/dev/null 2>&1
 cat "$tmp/h.md"
 make_files "$d" 500000
 printf '\n#### 500000 files on tmpfs, `xargs cat < list > /dev/null`, hyperfine\n\n'
 hyperfine -w 1 -r 10 --export-markdown "$tmp/h.md" \
-	-n fastio "cd $d && xargs $top/src/cat < $tmp/list > /dev/null" \
+	-n fastio "cd $d && xargs $top/src/cat/cat < $tmp/list > /dev/null" \
 	-n gnu-head "cd $d && xargs $head/cat < $tmp/list > /dev/null" \
 	-n busybox "cd $d && xargs busybox cat < $tmp/list > /dev/null" \
 	>/dev/null 2>&1

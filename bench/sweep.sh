@@ -22,7 +22,7 @@ set -eu
 top=$(cd "$1" && pwd)
 name=$2
 shift 2
-pb=$top/src/pipebench
+pb=$top/src/pipebench/pipebench
 runs=${RUNS:-7}
 data=${DATA:-/var/tmp/fastio-bench}
 shm=${TMPFS:-/dev/shm}/fastio-sweep
@@ -47,7 +47,7 @@ for v in "$@"; do
 	i=$((i + 1))
 	mkdir "$tmp/v$i"
 	(cd "$tmp/v$i" && "$tmp/src/configure" -q CPPFLAGS="-D$name=$v" &&
-		make -s src/yes src/cat) >"$tmp/build.log" 2>&1 ||
+		make -s src/yes src/cat/cat) >"$tmp/build.log" 2>&1 ||
 		{ cat "$tmp/build.log" >&2; exit 1; }
 	variants="$variants $v=$tmp/v$i/src"
 done
@@ -84,14 +84,14 @@ sweep_cat() {
 		for p in free split same; do
 			place $p
 			over "cat-splice-$fsid-$p" "cat of 2 GB cached ($fs) into pipebench splicing to /dev/null, placement $p" \
-				-- "$on0@/cat $f"
+				-- "$on0@/cat/cat $f"
 			over "cat-read-$fsid-$p" "cat of 2 GB cached ($fs) into pipebench --touch, placement $p" \
-				--touch -- "$on0@/cat $f"
+				--touch -- "$on0@/cat/cat $f"
 		done
 	done
 }
 
-# cat -n (catnum.c's loop) and -v (catshow.c's with AVX2) on the
+# cat -n (cat/number.c's loop) and -v (cat/show.c's with AVX2) on the
 # text, from both file systems.
 sweep_fmt() {
 	text=$data/text-500m
@@ -105,7 +105,7 @@ sweep_fmt() {
 			for p in free split same; do
 				place $p
 				over "cat$o-$fsid-$p" "cat $o of 500 MB of C headers ($fs) into pipebench, placement $p" \
-					-- "$on0@/cat $o $f"
+					-- "$on0@/cat/cat $o $f"
 			done
 		done
 	done

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cat's formatter (src/catfmt.c) in-process: GNU's output for known
+ * cat's formatter (src/cat/format.c) in-process: GNU's output for known
  * inputs, the same output wherever the input is cut into buffers and
  * however small the output buffer, through every loop.
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catfmt.h"
+#include "cat/format.h"
 #include "spawn.h"
 
 static const enum catfmt_scan scans[] = {CATFMT_SCAN_BEST, CATFMT_SCAN_PORTABLE,
@@ -342,7 +342,7 @@ START_TEST(shown_agree)
 END_TEST
 
 /*
- * catwide.c's loop runs only where the CPU has AVX-512 VBMI2: there the
+ * cat/wide.c's loop runs only where the CPU has AVX-512 VBMI2: there the
  * best loop (scans[0]) is it, and the needs build runs the known outputs
  * and the cuts through it again, on its own, so that a machine without
  * it says so.
@@ -358,7 +358,7 @@ need_avx512(void)
 	    __builtin_cpu_supports("avx512vbmi2") &&
 	    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
 		return NULL;
-	return "this CPU lacks AVX-512 VBMI2: catwide.c's loop cannot run";
+	return "this CPU lacks AVX-512 VBMI2: cat/wide.c's loop cannot run";
 #else
 	return "not x86-64: there is no AVX-512 loop";
 #endif

@@ -86,8 +86,8 @@ START_TEST(classify_files)
 			break;
 		}
 	if (access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0)
-		ck_assert(!sized_path(
-		    "/sys/kernel/mm/transparent_hugepage/enabled"));
+		ck_assert(
+		    !sized_path("/sys/kernel/mm/transparent_hugepage/enabled"));
 }
 END_TEST
 

@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipebench.h"
+#include "pipebench/pipebench.h"
 #include "prog.h"
 #include "spawn.h"
 
-/* What pipebench.c defines: the options, and where the status goes. */
+/* What pipebench/pipebench.c defines: the options, and where the status goes.
+ */
 static struct pb_options options;
 const struct pb_options *pb_opt = &options;
 FILE *pb_status;

@@ -291,6 +291,13 @@ START_TEST(mode_line)
 	     "Mode: splice, input pipe of 1048576 bytes, output devnull\n"},
 	    {NULL, NULL, IN_PIPE, OUT_SOCKET,
 	     "Mode: copy, input pipe of 1048576 bytes, output socket\n"},
+	    /* The call that did the work, whichever it was. */
+	    {NULL, NULL, IN_FILE, OUT_FILE,
+	     "Mode: copy_file_range, input regular, output regular\n"},
+	    {NULL, NULL, IN_FILE, OUT_SOCKET,
+	     "Mode: sendfile, input regular, output socket\n"},
+	    {NULL, "FASTIO_DISABLE=copy_file_range,sendfile", IN_FILE,
+	     OUT_SOCKET, "Mode: copy, input regular, output socket\n"},
 	};
 	const char *argv[] = {"pipebench", "-q", "--verbose", cases[_i].flag,
 			      NULL};
@@ -1265,7 +1272,7 @@ pipebench_suite(void)
 	tcase_add_loop_test(tc, summary_units, 0, NUNITS);
 	tcase_add_loop_test(tc, running_line, 0, NRUNNING);
 	tcase_add_loop_test(tc, pass_through, 0, 60);
-	tcase_add_loop_test(tc, mode_line, 0, 7);
+	tcase_add_loop_test(tc, mode_line, 0, 10);
 	tcase_add_loop_test(tc, limits, 0, 4 * 14);
 	tcase_add_loop_test(tc, bad_counts, 0, 24);
 	tcase_add_loop_test(tc, expect_line, 0, 22);

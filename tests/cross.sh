@@ -52,7 +52,7 @@ if [ "$arch" = musl ]; then
 		skip "cannot install musl-tools"
 	build_it CC=musl-gcc --disable-tests
 	[ "${CHECK:-yes}" = no ] && exit 0
-	exec sh "$src/tests/differential.sh" "$build/src/cat" "$build/src/yes"
+	exec sh "$src/tests/differential.sh" "$build/src/cat/cat" "$build/src/yes"
 fi
 
 case $arch in

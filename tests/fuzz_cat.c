@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cat's formatting engine (src/catfmt.c) against a byte-at-a-time
+ * cat's formatting engine (src/cat/format.c) against a byte-at-a-time
  * reference. Its buffers are allocated to the exact size each loop is
  * promised, so a sanitizer sees any step past them; its output goes to a
  * memfd through a flush of our own.
@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "catfmt.h"
+#include "cat/format.h"
 #include "fuzz.h"
 
 static int fuzz_out = -1;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pipebench's --expect-line and --expect-file checker (src/pb_verify.c)
+ * pipebench's --expect-line and --expect-file checker (src/pipebench/verify.c)
  * against a reference that compares byte by byte; its reports go to a
  * memory stream, so the byte offset and line number can be compared too.
  */
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "pipebench.h"
+#include "pipebench/pipebench.h"
 
 /* What a run reports: nothing, a mismatch, or a stream shorter than the
  * file, with the byte offset and the line number. */

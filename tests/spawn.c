@@ -50,7 +50,12 @@ spawn_path(const char *prog)
 
 	if (prog[0] == '/')
 		return prog;
-	snprintf(path, sizeof path, "%s/src/%s", top ? top : ".", prog);
+	/* yes is src/yes; a program of several files is in its folder. */
+	if (strcmp(prog, "yes") == 0)
+		snprintf(path, sizeof path, "%s/src/yes", top ? top : ".");
+	else
+		snprintf(path, sizeof path, "%s/src/%s/%s", top ? top : ".",
+			 prog, prog);
 	return path;
 }
 

@@ -86,7 +86,11 @@ struct spawn_result {
 				    * longer), or -1 */
 };
 
-/* Full path of a program of the build tree, from $FIO_BUILDDIR. */
+/*
+ * Full path of a program of the build tree, from $FIO_BUILDDIR:
+ * src/yes, src/cat/cat, src/pipebench/pipebench; an absolute path as it
+ * is.
+ */
 const char *spawn_path(const char *prog);
 
 /*

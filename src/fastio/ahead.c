@@ -89,7 +89,7 @@ read_one(const struct fio_ahead *a, const char *name, char *data, size_t room,
 	return n == st.st_size ? n : -1;
 }
 
-/* Batch b into its slot; descriptors closed in runs, as cat.c does. */
+/* Batch b into its slot; descriptors closed in runs, as cat/cat.c does. */
 static void
 read_batch(struct fio_ahead *a, long b)
 {

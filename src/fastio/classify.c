@@ -171,12 +171,11 @@ const char *
 fio_kind_name(enum fio_kind kind)
 {
 	static const char *const names[] = {
-	    [FIO_UNKNOWN] = "unknown", [FIO_REGULAR] = "regular",
-	    [FIO_PIPE] = "pipe",
-	    [FIO_TTY] = "tty",	       [FIO_SOCKET] = "socket",
-	    [FIO_DEVNULL] = "devnull", [FIO_CHAR] = "char",
-	    [FIO_BLOCK] = "block",     [FIO_DIRECTORY] = "directory",
-	    [FIO_OTHER] = "other",
+	    [FIO_UNKNOWN] = "unknown",	   [FIO_REGULAR] = "regular",
+	    [FIO_PIPE] = "pipe",	   [FIO_TTY] = "tty",
+	    [FIO_SOCKET] = "socket",	   [FIO_DEVNULL] = "devnull",
+	    [FIO_CHAR] = "char",	   [FIO_BLOCK] = "block",
+	    [FIO_DIRECTORY] = "directory", [FIO_OTHER] = "other",
 	};
 
 	if ((unsigned)kind >= sizeof names / sizeof names[0])

@@ -17,7 +17,7 @@
  *   ahead.c, fio_ahead_start(): whether a second thread reads small
  *     files ahead;
  *   and, outside the library, cat's formatter picks its loop by CPU and
- *   options (catfmt.c, pick_loop()), which is arithmetic, not I/O.
+ *   options (cat/format.c, pick_loop()), which is arithmetic, not I/O.
  * Each honours FASTIO_DISABLE and FASTIO_FORCE (strategy.c).
  *
  * Contract shared by every strategy: it returns FIO_DONE when its step or

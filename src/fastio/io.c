@@ -18,12 +18,12 @@
  * it. With interruptible set, the interrupted call returns -1/EINTR to
  * its caller.
  */
-#define RETRY(call, interruptible)                                                      \
+#define RETRY(call, interruptible)                                             \
 	do {                                                                   \
 		ssize_t r_;                                                    \
 		do                                                             \
 			r_ = (call);                                           \
-		while (r_ < 0 && errno == EINTR && !(interruptible));                   \
+		while (r_ < 0 && errno == EINTR && !(interruptible));          \
 		return r_;                                                     \
 	} while (0)
 

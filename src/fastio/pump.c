@@ -180,7 +180,8 @@ write_held(struct fio_pump *p)
 	size_t done;
 	int rc;
 
-	rc = fio_write_all(p->out->fd, p->buf, p->held, &done, interruptible(p));
+	rc =
+	    fio_write_all(p->out->fd, p->buf, p->held, &done, interruptible(p));
 	p->total += done;
 	p->held -= done;
 	if (rc < 0) {
@@ -200,8 +201,7 @@ drain_mid(struct fio_pump *p)
 	ssize_t n;
 
 	while (p->in_mid > 0) {
-		n = fio_read(p->mid[0], p->buf, fio_min(p->size, p->in_mid),
-			     0);
+		n = fio_read(p->mid[0], p->buf, fio_min(p->size, p->in_mid), 0);
 		if (n <= 0) {
 			/* Our own pipe holding bytes cannot fail a read. */
 			p->side = FIO_SIDE_INPUT;
@@ -398,7 +398,8 @@ direct_step(struct fio_pump *p, ssize_t *n)
 		grow_for(p, p->total);
 	len = fio_min(p->chunk, p->left);
 	if (p->strategy == FIO_COPY_FILE_RANGE)
-		*n = fio_copy_file_range(p->in->fd, p->out->fd, len, interruptible(p));
+		*n = fio_copy_file_range(p->in->fd, p->out->fd, len,
+					 interruptible(p));
 	else if (p->strategy == FIO_SENDFILE)
 		*n = fio_sendfile(p->out->fd, p->in->fd, len, interruptible(p));
 	else

@@ -396,7 +396,8 @@ repeat_tee(struct repeat *r)
 		content = 0;
 	if (content > 0)
 		st = tee_loop(r, src, mid, content,
-			      fio_enabled(FIO_PAGES) && fio_enabled(FIO_HOT_PAGE));
+			      fio_enabled(FIO_PAGES) &&
+				  fio_enabled(FIO_HOT_PAGE));
 	close(src[0]);
 	close(src[1]);
 	close(mid[0]);

@@ -5,8 +5,8 @@
 /*
  * libfastio's internal layer: the only place that makes a syscall moving
  * bytes. Each call moves at most FIO_MAX_IO bytes (vmsplice: and at most
- * IOV_MAX segments) and retries EINTR, unless interruptible is set: then -1 with
- * EINTR comes back, for a caller that waits for a signal. They return as
+ * IOV_MAX segments) and retries EINTR, unless interruptible is set: then -1
+ * with EINTR comes back, for a caller that waits for a signal. They return as
  * the syscall does. Not part of the API: programs use fastio.h.
  */
 
@@ -20,7 +20,8 @@ ssize_t fio_write(int fd, const void *buf, size_t len, int interruptible);
 ssize_t fio_vmsplice(int fd, const struct iovec *iov, size_t count,
 		     unsigned flags);
 ssize_t fio_tee(int in, int out, size_t len, unsigned flags);
-ssize_t fio_splice(int in, int out, size_t len, unsigned flags, int interruptible);
+ssize_t fio_splice(int in, int out, size_t len, unsigned flags,
+		   int interruptible);
 ssize_t fio_copy_file_range(int in, int out, size_t len, int interruptible);
 ssize_t fio_sendfile(int out, int in, size_t len, int interruptible);
 

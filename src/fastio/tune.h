@@ -10,7 +10,7 @@
  * VALUE..."` line that measures it again are in BENCHMARKS.md,
  * "Decisions", under the constant's name. The #ifndef guards exist only
  * so that bench/sweep.sh can build variants with -D. The programs' own
- * constants (CAT_BUF in catfmt.h, CAT_OUT in cat.c) have entries there
+ * constants (CAT_BUF in cat/format.h, CAT_OUT in cat/cat.c) have entries there
  * too. Only the library includes this file: programs ask fastio.h.
  */
 

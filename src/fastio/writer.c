@@ -77,9 +77,10 @@ thread_main(void *arg)
 		i = w->head % N;
 		pthread_mutex_unlock(&w->lock);
 		stop = reader_behind(w, w->len[i]);
-		err = fio_write_all(w->out->fd, w->buf[i], w->len[i], NULL, 0) < 0
-			  ? errno
-			  : 0;
+		err =
+		    fio_write_all(w->out->fd, w->buf[i], w->len[i], NULL, 0) < 0
+			? errno
+			: 0;
 		pthread_mutex_lock(&w->lock);
 		w->head++;
 		if (err != 0) {
@@ -220,8 +221,9 @@ fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk)
 		/* All that waits goes out first (nothing, without a thread). */
 		if (fio_writer_drain(w) < 0)
 			return NULL;
-		return n > 0 && fio_write_all(w->out->fd, buf, n, NULL, 0) < 0 ? NULL
-								      : buf;
+		return n > 0 && fio_write_all(w->out->fd, buf, n, NULL, 0) < 0
+			   ? NULL
+			   : buf;
 	}
 	pthread_mutex_lock(&w->lock);
 	if (w->err == 0 && n > 0) {

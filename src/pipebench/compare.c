@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --exec and --compare: producers started on a pipe of ours, and
- * --compare's interleaved runs (their table: pb_table.c).
+ * --compare's interleaved runs (their table: table.c).
  */
 #include "config.h"
 

@@ -7,7 +7,7 @@
  * with c ^ 0x40 where they show as ^X) and a prefix ('^' or '$'), and a
  * shuffle per 8 bytes, from a table indexed by which of them show as
  * two, interleaves the two: no branch per byte shown, where shown_with()
- * in catfmt.c takes a step per byte and a mispredicted exit per 64. A
+ * in format.c takes a step per byte and a mispredicted exit per 64. A
  * 64-byte chunk with bytes from 0x80 up (-v: M-..., 3 or 4 bytes) goes
  * shown_with()'s way, or a byte at a time where they are dense.
  * fc-v669 (2026-11-25), task-clock to /dev/null, ms, medians of 5
@@ -18,13 +18,13 @@
  * -E without -v stays with shown_with(): its LFs are in most blocks, and
  * with the look for CR LF this loop took 164 ms against 136 on the
  * headers, 58 against 43 on the binaries. Where the CPU has AVX-512
- * VBMI2, catwide.c's loop runs instead, for -E too.
+ * VBMI2, wide.c's loop runs instead, for -E too.
  */
 #include "config.h"
 
 #include <string.h>
 
-#include "catloop.h"
+#include "loop.h"
 
 void
 catshow_spread_init(struct catfmt *f)

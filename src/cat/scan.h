@@ -3,7 +3,7 @@
 #define CATSCAN_H
 
 /*
- * The scanners of cat's formatting loops (catfmt.c), always inlined into
+ * The scanners of cat's formatting loops (format.c), always inlined into
  * the loop that uses them so that their constants stay in registers: the
  * portable ones, which every CPU runs, and AVX2's (32 and 64 bytes,
  * chosen at run time on x86-64). Each reads a whole block: the loops are
@@ -251,10 +251,10 @@ marks_lf_avx2(const char *p, const struct wanted *w)
 
 /*
  * The same with AVX2: GCC's generic tuning makes a 32-byte memcpy two
- * 16-byte moves even where AVX2 is enabled. catnum.c's loop, a copy per
+ * 16-byte moves even where AVX2 is enabled. number.c's loop, a copy per
  * line, uses it: fc-v669 (2026-11-25), 500 MB of C headers to /dev/null,
  * task-clock ms, medians of 9 interleaved runs: -n 199 against 205, -b
- * 201 against 208; lines_with() in catfmt.c was within 1% either way
+ * 201 against 208; lines_with() in format.c was within 1% either way
  * (-nE, -nA, -ns), and keeps memcpy.
  */
 static inline __attribute__((always_inline, target("avx2"))) void

@@ -3,10 +3,10 @@
 
 #include <string.h>
 
-#include "catloop.h"
+#include "loop.h"
 
 /*
- * GNU's per-line rules, for every loop but catnum.c's (-n or -b alone,
+ * GNU's per-line rules, for every loop but number.c's (-n or -b alone,
  * where they come down to its numbered()); *state is -1 inside a line,
  * else the empty lines just seen (at most 2).
  *
@@ -196,7 +196,7 @@ lines_with(uint64_t (*marks)(const char *, const struct wanted *),
  * as shown[] says (for -E an LF shows as "$\n"), so the loop per mark has
  * no branch but the one for -E's CR LF, and room is checked once per
  * chunk (CATFMT_SLACK). With AVX2 it runs only -E and -ET, where it beat
- * catshow.c's loop, and with AVX-512 VBMI2 not at all (catwide.c).
+ * show.c's loop, and with AVX-512 VBMI2 not at all (wide.c).
  */
 static inline __attribute__((always_inline)) void
 shown_with(uint64_t (*marks)(const char *, const struct wanted *),
@@ -401,7 +401,7 @@ show(const struct cat_options *op, char *s, unsigned c)
 }
 
 #ifdef __x86_64__
-/* What catwide.c's loop needs of the CPU. */
+/* What wide.c's loop needs of the CPU. */
 static int
 wide_cpu(void)
 {
@@ -441,7 +441,7 @@ pick_loop(struct catfmt *f, enum catfmt_scan scan)
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx2")) {
 		int wide = stateless && scan != CATFMT_SCAN_AVX2 && wide_cpu();
-		/* -E without -v stays with shown_with(): see catshow.c. */
+		/* -E without -v stays with shown_with(): see show.c. */
 		int shows = stateless && (op->nonprint || !op->ends) && !wide &&
 			    __builtin_cpu_supports("popcnt");
 

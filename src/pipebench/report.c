@@ -32,11 +32,21 @@ summary_rate(uint64_t bytes, int64_t from_us, int64_t to_us)
 	return (uint64_t)rate;
 }
 
+/* The call that moved the bytes: copy (read() and write()), or the
+ * kernel's own. */
 const char *
 pb_mode_name(const struct pb_transfer *r)
 {
-	return r->mode == FIO_READ_WRITE || r->mode == FIO_ONE_READ ? "copy"
-							       : "splice";
+	switch (r->mode) {
+	case FIO_SPLICE:
+		return "splice";
+	case FIO_COPY_FILE_RANGE:
+		return "copy_file_range";
+	case FIO_SENDFILE:
+		return "sendfile";
+	default:
+		return "copy";
+	}
 }
 
 /* "pipe of 1048576 bytes", "devnull", ... */

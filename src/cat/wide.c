@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The loop for -v, -E and -T without -n, -b or -s (so also -A, -e, -t and
- * every mix) on CPUs with AVX-512 VBMI2. As in catshow.c, on ASCII every
+ * every mix) on CPUs with AVX-512 VBMI2. As in show.c, on ASCII every
  * byte these options change shows as two, a prefix ('^', or '$' for an LF
  * under -E) and a body (the byte, xor 0x40 where it shows as ^X); here
  * vpexpandb places them. Give each of 32 bytes two output slots, the odd
@@ -10,13 +10,13 @@
  * hold bodies, one vpexpandb puts the bodies there and '^' in the others,
  * and a masked move writes '$' over the LFs' prefix slots (found the same
  * way), for one 64-byte store. No table, no branch per byte. A chunk
- * with bytes from 0x80 up (-v) goes catshow.c's way (show_chunk() or a
+ * with bytes from 0x80 up (-v) goes show.c's way (show_chunk() or a
  * byte at a time), as does one with CR LF under -E without -v (^M$).
  * fc-v669 (Intel Xeon with AVX-512, 2026-11-25), task-clock to /dev/null,
- * ms, medians of 5 interleaved runs, against catshow.c (shown_with() for
+ * ms, medians of 5 interleaved runs, against show.c (shown_with() for
  * -E and -ET): 500 MB of C headers -E 115/156, -A 119/143, -v 95/104, -T
  * 102/110, -ET 119/175; 200 MB of binaries -E 44/49, -A 136/141, -v
- * 139/142, -T 41/45; 100 MB of Russian in UTF-8 (high bytes: catshow.c's
+ * 139/142, -T 41/45; 100 MB of Russian in UTF-8 (high bytes: show.c's
  * way in both) -A 83/86, -v 88/89; 106 MB of the headers with every e as
  * é -E 25/33, -A 50/57. Its prefixes put with a vpcompressb and a second
  * vpexpandb, instead of '$' written over the LFs' slots: -A 136 against
@@ -27,7 +27,7 @@
 
 #include <string.h>
 
-#include "catloop.h"
+#include "loop.h"
 
 #ifdef __x86_64__
 #include <immintrin.h>

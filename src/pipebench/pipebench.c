@@ -20,7 +20,7 @@
 
 /*
  * The default buffer of the copying path (-b sets it): GNU cat's 128 KiB
- * (see CAT_BUF in catfmt.h, measured for cat; pipebench's reader copies
+ * (see CAT_BUF in cat/format.h, measured for cat; pipebench's reader copies
  * the same way).
  */
 #define PB_BUFFER ((size_t)128 << 10)

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "catloop.h"
+#include "loop.h"
 
 void
 catnum_carry(struct catfmt *f)
@@ -60,8 +60,8 @@ catfmt_number_from(struct catfmt *f, uint64_t first)
  * LF before it has: the byte after the LF is there, and (-b) is not an LF
  * itself. So each LF is one step with no branch on the line (copy up to
  * it in two 32-byte moves, then the number), where lines_with() in
- * catfmt.c asks of each line whether it is empty and which options are
- * on. newlines keeps catfmt.c's meaning: -1 once the line being written
+ * format.c asks of each line whether it is empty and which options are
+ * on. newlines keeps format.c's meaning: -1 once the line being written
  * has what it needs at its start, 0 at a line start that has nothing yet
  * (a chunk's bytes after its last LF are never such a start: that LF's
  * step numbered them, or the next LF is one of them).

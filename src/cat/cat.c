@@ -2,7 +2,7 @@
 /*
  * cat: the command line, one call per operand, and the one choice that is
  * cat's own, as OpenBSD's cat_file() makes it: any formatting option, and
- * the bytes go through the formatter (catfmt.c); none, and libfastio's
+ * the bytes go through the formatter (format.c); none, and libfastio's
  * pump moves them the fastest way it knows (src/fastio/pump.c).
  */
 #include "config.h"
@@ -17,7 +17,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "catfmt.h"
+#include "format.h"
 #include "fastio/fastio.h"
 #include "prog.h"
 

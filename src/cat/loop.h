@@ -3,14 +3,14 @@
 #define CATLOOP_H
 
 /*
- * What the formatter's loops share (catfmt.c, catnum.c, catshow.c,
- * catwide.c): room in the output buffer, a chunk shown mark by mark, and
+ * What the formatter's loops share (format.c, number.c, show.c,
+ * wide.c): room in the output buffer, a chunk shown mark by mark, and
  * the line counter. Private to the formatter.
  */
 
 #include <string.h>
 
-#include "catfmt.h"
+#include "format.h"
 
 #define NUM_LAST(f) ((f)->numbuf + 22) /* the last digit; the TAB follows */
 
@@ -47,7 +47,7 @@ room_at(struct catfmt *f, char *dst, char **limit)
  * One 64-byte chunk at p whose marks are bits (begin: the start of the
  * buffer, for -E's CR LF when crlf): the bytes between marks in two
  * 32-byte moves, each mark as shown[] says. Shared by shown_with() in
- * catfmt.c and catshow.c's chunks with bytes from 0x80 up.
+ * format.c and show.c's chunks with bytes from 0x80 up.
  */
 static inline __attribute__((always_inline)) char *
 show_chunk(const struct catfmt *f, char *dst, const char *p, uint64_t bits,
@@ -88,7 +88,7 @@ show_bytes(const struct catfmt *f, char *dst, const char *p, const char *end)
 }
 
 /*
- * catshow.c and catwide.c send a chunk with bytes from 0x80 up (-v) one
+ * show.c and wide.c send a chunk with bytes from 0x80 up (-v) one
  * step per byte to show (show_chunk) while they are at most this many,
  * as in Western text in UTF-8, and one byte at a time past that.
  */
@@ -252,18 +252,18 @@ put_number_at(struct catfmt *f, char *d)
 	return d;
 }
 
-/* The loop for -v or -T without line state (catshow.c), and its table. */
+/* The loop for -v or -T without line state (show.c), and its table. */
 void catshow_spread_init(struct catfmt *f);
 #ifdef __x86_64__
 void catshow_avx2(struct catfmt *f, const char *p, const char *end);
 #endif
 
-/* The loop for -v, -E, -T without line state on AVX-512 (catwide.c). */
+/* The loop for -v, -E, -T without line state on AVX-512 (wide.c). */
 #ifdef __x86_64__
 void catwide_avx512(struct catfmt *f, const char *p, const char *end);
 #endif
 
-/* The loop for -n or -b and no other option (catnum.c). */
+/* The loop for -n or -b and no other option (number.c). */
 void catnum_portable(struct catfmt *f, const char *p, const char *end);
 #ifdef __x86_64__
 void catnum_avx2(struct catfmt *f, const char *p, const char *end);

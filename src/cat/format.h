@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "catscan.h"
+#include "scan.h"
 
 /*
  * cat's read() size, and the size at which its output buffer is written.
@@ -87,12 +87,12 @@ struct catfmt {
 	int pending_cr; /* -E: a CR ended the last buffer; an LF may follow */
 	char numbuf[24 + 16]; /* "     1\t", right-aligned; then padding */
 	char *num_start;      /* first printed column (widens past 999999) */
-	uint64_t num_word[2]; /* the 16 bytes from num_start, see catloop.h */
+	uint64_t num_word[2]; /* the 16 bytes from num_start, see loop.h */
 	struct {
 		char s[4];
 		unsigned char len;
 	} shown[256]; /* how each byte shows (-v, -T; an LF for -E) */
-	unsigned char spread[256][16]; /* catshow.c's shuffles */
+	unsigned char spread[256][16]; /* show.c's shuffles */
 	struct wanted wanted;
 	void (*format)(struct catfmt *, const char *, const char *);
 };

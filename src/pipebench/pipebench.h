@@ -4,19 +4,19 @@
 
 /*
  * pipebench's parts, one file each, every one of them including this:
- *   pipebench.c   the options, parsed once, and one measured run
- *   pb_measure.c  a transfer measured through libfastio's pump
- *   pb_verify.c   --expect-line and --expect-file's stream checker
- *   pb_ticker.c   the thread that samples the rate and ticks the display
- *   pb_display.c  what shows while data flows
- *   pb_report.c   0.40's summary
- *   pb_json.c     the JSON writer and --json's summary
- *   pb_units.c    sizes, rates and durations as 0.40 prints them (a leaf)
- *   pb_export.c   --export-* files, written whole or not at all
- *   pb_plot.c     --plot and --export-csv's samples
- *   pb_stats.c    --compare's statistics
- *   pb_table.c    --compare's table, warnings, JSON and exports
- *   pb_compare.c  --compare's producers and runs
+ *   pipebench.c  the options, parsed once, and one measured run
+ *   measure.c    a transfer measured through libfastio's pump
+ *   verify.c     --expect-line and --expect-file's stream checker
+ *   ticker.c     the thread that samples the rate and ticks the display
+ *   display.c    what shows while data flows
+ *   report.c     0.40's summary
+ *   json.c       the JSON writer and --json's summary
+ *   units.c      sizes, rates and durations as 0.40 prints them (a leaf)
+ *   export.c     --export-* files, written whole or not at all
+ *   plot.c       --plot and --export-csv's samples
+ *   stats.c      --compare's statistics
+ *   table.c      --compare's table, warnings, JSON and exports
+ *   compare.c    --compare's producers and runs
  * Calls go down this list's dependencies and never around a circle: the
  * ticker calls the display, the display and the reports call the units.
  */
@@ -66,21 +66,21 @@ struct pb_transfer {
 	int stopped;			   /* a limit was reached before EOF */
 };
 
-/* pb_units.c */
+/* units.c */
 double pb_seconds(const struct timespec *from, const struct timespec *to);
 int64_t pb_usec(const struct timespec *t);
 const char *pb_amount(char *buf, size_t size, uint64_t v);
 const char *pb_amount_short(char *buf, size_t size, uint64_t v);
 const char *pb_duration(char *buf, size_t size, int64_t usec);
 
-/* pb_measure.c */
+/* measure.c */
 void pb_catch_interrupt(void);
 /* Move in to out, measuring. Returns 0, or -1 after a message. */
 int pb_measure(struct pb_transfer *r, char *buf);
 /* The bytes counted so far by the running run (for the ticker). */
 uint64_t pb_moved(void);
 
-/* pb_verify.c: --expect-line and --expect-file. */
+/* verify.c: --expect-line and --expect-file. */
 struct pb_expect {
 	char *buf;
 	size_t len, pos; /* pos: offset in buf of the next expected byte */
@@ -97,7 +97,7 @@ uint64_t pb_lines_before(const struct pb_expect *e, uint64_t off);
 int pb_verify(struct pb_expect *e, const char *p, size_t len, uint64_t base);
 int pb_verify_end(const struct pb_expect *e, uint64_t bytes);
 
-/* pb_ticker.c: the display and rate samples, from a thread. */
+/* ticker.c: the display and rate samples, from a thread. */
 void pb_ticker_start(const struct pb_transfer *r, int display);
 void pb_ticker_stop(void);
 /* A rate sample: seconds from the start, bytes by then, the interval's
@@ -111,7 +111,7 @@ struct pb_sample *pb_samples(const struct pb_transfer *r, size_t *n);
 void pb_ticker_free(void);
 #define PB_SAMPLE_SECONDS 0.1
 
-/* pb_display.c: what shows while data flows. */
+/* display.c: what shows while data flows. */
 int pb_display_setup(void); /* nonzero if anything will show */
 int pb_display_every_tick(void);
 void pb_display(const struct pb_transfer *r, int64_t usec, uint64_t bytes,
@@ -119,11 +119,12 @@ void pb_display(const struct pb_transfer *r, int64_t usec, uint64_t bytes,
 void pb_display_end(const struct pb_transfer *r);
 size_t pb_columns(FILE *f); /* the terminal's width, else 80 */
 
-/* pb_report.c */
+/* report.c */
 void pb_print_summary(const struct pb_transfer *r);
-const char *pb_mode_name(const struct pb_transfer *r); /* copy, splice */
+/* copy, splice, copy_file_range or sendfile */
+const char *pb_mode_name(const struct pb_transfer *r);
 
-/* pb_json.c: one line of JSON, written as it goes. */
+/* json.c: one line of JSON, written as it goes. */
 struct pb_json {
 	FILE *f;
 	int first; /* nothing written in the open object or array yet */
@@ -138,7 +139,7 @@ void pb_json_end(struct pb_json *j, char bracket);
 void pb_json_close(struct pb_json *j); /* the last }, and a newline */
 void pb_print_json(const struct pb_transfer *r, int producer);
 
-/* pb_export.c: files written whole or not at all. */
+/* export.c: files written whole or not at all. */
 struct pb_export {
 	const char *path; /* NULL: not asked for */
 	char *tmp;
@@ -148,12 +149,12 @@ int pb_export_open(struct pb_export *e, const char *path); /* -1: told */
 int pb_export_commit(struct pb_export *e);		   /* -1: told */
 void pb_export_abort(struct pb_export *e);
 
-/* pb_plot.c: --plot and --export-csv. */
+/* plot.c: --plot and --export-csv. */
 void pb_plot(FILE *f, const struct pb_sample *s, size_t n, size_t width,
 	     int utf8);
 int pb_samples_out(const struct pb_transfer *r, struct pb_export *csv);
 
-/* pb_stats.c: --compare's statistics, hyperfine's outlier rule. */
+/* stats.c: --compare's statistics, hyperfine's outlier rule. */
 struct pb_stats {
 	double mean, sd, median, min, max;
 	int outliers;	/* a modified Z-score past the threshold */
@@ -174,12 +175,12 @@ struct pb_run {
 	long rss_kb; /* the producer's peak RSS (wait4) */
 };
 
-/* pb_table.c: --compare's table, warnings, JSON and exports. */
+/* table.c: --compare's table, warnings, JSON and exports. */
 const char *pb_command_name(char **cmds, int i);
 int pb_report_comparison(char **cmds, int n, int ref, const struct pb_run *runs,
 			 struct pb_export *json, struct pb_export *md);
 
-/* pb_compare.c */
+/* compare.c */
 pid_t pb_start_producer(const char *cmd, char *const argv[], int *fd);
 int pb_producer_result(const char *name, int wstatus,
 		       const struct pb_transfer *r);
