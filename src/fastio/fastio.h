@@ -189,7 +189,7 @@ size_t fio_pipe_give_back(int fd, size_t size);
 /*
  * fio_buffer_alloc: a zeroed buffer of size bytes for data the kernel
  * copies in or out, placed where those copies run at full speed on every
- * CPU we know of (tune.h). NULL with errno when out of memory.
+ * CPU we know of (buffer.c). NULL with errno when out of memory.
  * fio_buffer_free gives it back, with the size it was allocated with.
  */
 void *fio_buffer_alloc(size_t size);

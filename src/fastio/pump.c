@@ -78,7 +78,8 @@ taken(struct fio_pump *p, size_t n)
 
 /*
  * Splices into a pipe move half of it a call (FIO_SPLICE_CHUNK at most),
- * so the processes on either side work while we do (tune.h); from a pipe
+ * so the processes on either side work while we do (FIO_SPLICE_CHUNK in
+ * tune.h); from a pipe
  * into anything else, what the input pipe holds. A reader that takes
  * small bites gets smaller chunks from files.
  */
@@ -114,13 +115,16 @@ grow_out(struct fio_pump *p, size_t size)
 }
 
 /*
- * A transfer is big enough to gain from a bigger pipe from FIO_GROW_AFTER
- * bytes that are known to come (a file's size) or have come (a pipe's).
+ * A transfer gains from a bigger pipe once it is bigger than the pipe:
+ * the bytes known to come (a file's size) or that have come (a pipe's).
+ * One that fits gains nothing, and a grown pipe stays grown, and counted
+ * against the user's quota, for as long as its reader runs
+ * (BENCHMARKS.md, "Strategies").
  */
 static void
 grow_for(struct fio_pump *p, uint64_t bytes)
 {
-	if (!p->grown && bytes >= FIO_GROW_AFTER) {
+	if (!p->grown && bytes > p->out_pipe_size) {
 		p->grown = 1;
 		grow_out(p, FIO_PIPE_SIZE);
 	}
@@ -218,7 +222,7 @@ drain_mid(struct fio_pump *p)
 /*
  * The reader's vote on a full chunk that took calls splices: one that
  * takes small bites gets smaller chunks from files from now on, one that
- * takes the pipe whole a bigger pipe (tune.h).
+ * takes the pipe whole a bigger pipe (FIO_HOT_PROBE in tune.h).
  */
 static void
 vote(struct fio_pump *p, unsigned calls)
@@ -372,7 +376,8 @@ mid_step(struct fio_pump *p, ssize_t *n)
 		if (p->mid_size == 0)
 			p->mid_size = 64 << 10;
 	}
-	/* Half the output pipe from the file, not a pipeful: tune.h says why.
+	/* Half the output pipe from the file, not a pipeful: FIO_SPLICE_CHUNK
+	 * in tune.h says why.
 	 */
 	want = fio_min(fio_min(p->chunk, p->mid_size), p->left);
 	*n = fio_splice(p->in->fd, p->mid[1], want, 0, interruptible(p));

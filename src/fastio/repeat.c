@@ -156,7 +156,7 @@ realign(struct repeat *r)
  * the slots written helped little. So the source starts written and
  * turns hot only when the reader votes for small bites (FIO_HOT_PROBE):
  * worst ratio over the readers measured, written 0.60x, voting 0.65x
- * (BENCHMARKS.md, "Decisions: the tee source").
+ * (BENCHMARKS.md, "Strategies").
  *
  * Where bytes sit within their pages. The kernel copies between a pipe's
  * or the page cache's pages and a reader's buffer with `rep movsb`, and
@@ -169,7 +169,7 @@ realign(struct repeat *r)
  * the stream drifts against the pages: at most one slot in 4096 / 32
  * meets the slow case, whatever the reader's buffer and bites
  * (pipebench --touch 1.87 GB/s with full slots, 15.50 short by 32;
- * BENCHMARKS.md, "Decisions: FIO_SLOT_SHORT"). The vmsplice strategy
+ * BENCHMARKS.md, "FIO_SLOT_SHORT"). The vmsplice strategy
  * shifts its stream by FIO_STREAM_PHASE instead.
  */
 static size_t
@@ -355,7 +355,8 @@ tee_loop(struct repeat *r, int src[2], int mid[2], size_t content, int hot)
  * once and never written again (but replaced once by a hot one if the
  * reader votes for it), into a private middle pipe; splice() then
  * moves them to the output in bulk without touching page refcounts, which
- * is what makes it faster than tee() straight into the output (tune.h).
+ * is what makes it faster than tee() straight into the output
+ * (BENCHMARKS.md, "Strategies").
  * The middle pipe is always drained before the next tee(), so the stream
  * stays in order; a tee() that stops inside a pattern is followed by
  * realign(), since the next tee() starts again at the source's first byte.
@@ -469,7 +470,7 @@ static const struct {
 	enum fio_strategy id;
 	enum fio_status (*run)(struct repeat *);
 } repeat_strategies[] = {
-    /* Order from bench/ measurements, see tune.h. */
+    /* Order from bench/ measurements: BENCHMARKS.md, "Strategies". */
     {FIO_TEE, repeat_tee},
     {FIO_VMSPLICE, repeat_vmsplice},
     {FIO_READ_WRITE, repeat_write},
@@ -491,7 +492,7 @@ fio_repeat(const struct fio_fd *out, const void *pattern, size_t len,
 	memset(&r, 0, sizeof r);
 	r.out = *out;
 	/* As cat's (pump.c, grow_for): only for a stream that gains. */
-	if (r.out.kind == FIO_PIPE && limit >= FIO_GROW_AFTER)
+	if (r.out.kind == FIO_PIPE && limit > r.out.pipe_size)
 		grow_out(&r, FIO_PIPE_SIZE);
 	if (r.out.flags & FIO_NONBLOCK)
 		r.splice_flags = SPLICE_F_NONBLOCK;

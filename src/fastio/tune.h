@@ -43,16 +43,6 @@
 #endif
 
 /*
- * A pipe is grown only for a transfer of this many bytes or more (a
- * file's size, or what has come through): a smaller one gains a few
- * wake-ups at most, and a grown pipe stays grown, and counted, for as
- * long as its reader runs.
- */
-#ifndef FIO_GROW_AFTER
-#define FIO_GROW_AFTER ((uint64_t)512 << 10)
-#endif
-
-/*
  * vmsplice chunk = pipe capacity / this (GNU's development tree uses 4).
  * A pipeful a call is the fewest calls and never lost by much.
  */

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The writer (fastio.h): a caller's buffers out in order, at once or from
- * a second thread. Formatting output into a pipe costs its writer as much
- * as the formatting (the kernel allocates the pipe's pages and copies into
- * them: cat -n into pipebench, 180 ms of formatting and 145 of writing
- * for 570 MB, tune.h), and a pipe's reader that keeps up leaves the other
- * CPU mostly idle: there the two halves can overlap. The thread writes
- * and nothing else: signals other than its own SIGPIPE stay with the
- * caller's thread, and an error waits in err for the caller to report.
+ * a second thread. Writing output into a pipe costs its writer as much
+ * as formatting it (the kernel allocates the pipe's pages and copies into
+ * them; BENCHMARKS.md, "Strategies"), and a pipe's reader that keeps up
+ * leaves the other CPU mostly idle: there the two halves can overlap. The
+ * thread writes and nothing else: signals other than its own SIGPIPE stay with
+ * the caller's thread, and an error waits in err for the caller to report.
  */
 #include "config.h"
 
@@ -40,7 +39,8 @@ fio_writer_init(struct fio_writer *w, struct fio_fd *out, char *buf, size_t cap)
 /*
  * The reader's vote (sys.h), while it lasts: a pipe too full to take the
  * whole buffer means the reader is slower than we write, and the thread
- * only takes CPU from it (cat -n into md5sum: 5% slower, tune.h). Full
+ * only takes CPU from it (cat -n into md5sum: 5% slower; BENCHMARKS.md,
+ * "Strategies"). Full
  * at 2,260 of 2,280 writes into md5sum, 1,983 into awk; at 1-19 into
  * pipebench, wc -l, GNU cat.
  */
@@ -98,7 +98,7 @@ thread_main(void *arg)
 
 /*
  * A full buffer written into a 64 KiB pipe stalls writer and reader in
- * turn (see FIO_PIPE_SIZE); grown only once FIO_GROW_AFTER bytes have
+ * turn (see FIO_PIPE_SIZE); grown only once more bytes than it holds have
  * come, as every slot counts against the user's pipe quota, and given
  * back at the end (fio_writer_end).
  */
@@ -212,7 +212,7 @@ fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk)
 	int stop;
 
 	w->sent += n;
-	if (w->sent >= FIO_GROW_AFTER)
+	if (w->sent > w->out->pipe_size)
 		grow(w);
 	if (w->state == FIO_WRITER_ONE && bulk &&
 	    (w->sent >= FIO_WRITER_START || fio_forced(FIO_THREAD)))
