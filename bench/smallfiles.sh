@@ -10,7 +10,7 @@
 # and bench/smallfiles.c's four ways to read the files in one process
 # (what io_uring batching would gain). Then one exec of `cat`
 # of one tiny file, 1,000 runs (hyperfine), and the 500,000-file case
-# with hyperfine as seed 004 ran it. Prints Markdown (make
+# under hyperfine too. Prints Markdown (make
 # bench-smallfiles). Environment: RUNS, TMPFS (default /dev/shm), DATA
 # (default /var/tmp/fastio-bench), GNU_HEAD.
 set -eu

@@ -38,8 +38,8 @@ static const char *const big_sets[] = {"A", "nsE", "T"};
  */
 static const char *const forced[][3] = {
     {NULL, NULL, NULL},
-    {"FASTIO_DISABLE=readfile", "FASTIO_FORCE=thread", NULL},
-    {"FASTIO_DISABLE=readfile,copy_file_range,splice,sendfile",
+    {"FASTIO_DISABLE=oneread", "FASTIO_FORCE=thread", NULL},
+    {"FASTIO_DISABLE=oneread,copy_file_range,splice,sendfile",
      "FASTIO_CAT_SCAN=8", NULL},
     {"FASTIO_DISABLE=all", "FASTIO_CAT_SCAN=16", NULL},
 };

@@ -431,7 +431,7 @@ static const struct {
 } bite_votes[] = {
     {1, NULL, 1},
     {0, NULL, 0},
-    {1, "hot", 0},
+    {1, "bites", 0},
 };
 
 /* The byte at offset i of the first file, then of the second. */

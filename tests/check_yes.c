@@ -25,12 +25,12 @@
  * again with the 64 KiB pages of ppc64el (FASTIO_PAGE_SIZE).
  */
 static const char *const forced[][3] = {
-    {NULL, NULL, NULL},			  /* tee */
-    {"FASTIO_DISABLE=tee", NULL, NULL},	  /* vmsplice */
-    {"FASTIO_DISABLE=all", NULL, NULL},	  /* write */
-    {"FASTIO_DISABLE=hot", NULL, NULL},	  /* tee, written pages throughout */
+    {NULL, NULL, NULL},			    /* tee */
+    {"FASTIO_DISABLE=tee", NULL, NULL},	    /* vmsplice */
+    {"FASTIO_DISABLE=all", NULL, NULL},	    /* write */
+    {"FASTIO_DISABLE=hotpage", NULL, NULL}, /* tee, written pages throughout */
     {"FASTIO_DISABLE=pages", NULL, NULL}, /* tee, one hot page from the start */
-    {"FASTIO_DISABLE=hot", "FASTIO_PAGE_SIZE=65536", NULL},
+    {"FASTIO_DISABLE=hotpage", "FASTIO_PAGE_SIZE=65536", NULL},
     {"FASTIO_DISABLE=pages", "FASTIO_PAGE_SIZE=65536", NULL},
 };
 #define NFORCED (int)(sizeof forced / sizeof forced[0])
@@ -492,8 +492,8 @@ static const struct {
 } votes[] = {
     {1, NULL, NULL, AFTER_PROBE},
     {0, NULL, NULL, NEVER},
-    {1, "hot", NULL, NEVER},
-    {0, "hot", NULL, NEVER},
+    {1, "hotpage", NULL, NEVER},
+    {0, "hotpage", NULL, NEVER},
     {1, "pages", NULL, FROM_START},
     {0, "pages", NULL, FROM_START},
     {1, NULL, "inject=pipe2:error=EMFILE:when=5", NEVER},
