@@ -193,7 +193,15 @@ verdict_row() { # text id pattern target [ours]
 }
 
 workload_verdict() {
+	verdict_rows >"$tmp/verdict.rows"
 	printf '\n| target | ours / best (median rates) | |\n|:--|--:|:--|\n'
+	cat "$tmp/verdict.rows"
+	awk -F '|' '{ n++; if ($4 ~ / met /) m++; else if ($4 ~ / tie /) t++ }
+		END { printf "\n%d targets: %d met, %d ties, %d not met.\n", n, m, t, n - m - t }' \
+		"$tmp/verdict.rows"
+}
+
+verdict_rows() {
 	peer='^(gnu|uutils|busybox|toybox)'
 	for p in free split same; do
 		want=1.05
@@ -224,15 +232,15 @@ workload_verdict() {
 			END { if (ours && gnu) printf "| cat -n peak RSS: ≤ GNU HEAD + 1024 KiB | %d KiB, GNU HEAD %d | %s |\n",
 				ours, gnu, (ours <= gnu + 1024 ? "met" : "**not met**") }' "$tmp/rss.txt"
 	fi
-	awk -F '|' '/^\| [^-t:]/ && NF > 3 { n++; if ($4 ~ /met/ && $4 !~ /not/) m++; if ($4 ~ /tie/) t++ }
-		END { printf "\n%d targets: %d met, %d ties, %d not met.\n", n, m, t, n - m - t }'
+	return 0
 }
 
-# What was measured, and where, opens the output.
+# What was measured, and where, opens the output: the commit as the run
+# starts (the programs are built from it), the date, the machine.
+described=$(git -C "$(dirname "$0")" describe --dirty --always 2>/dev/null || echo unknown)
 stamp() {
-	printf 'Run of `%s` (`git describe --dirty`), %s.\n' \
-		"$(git -C "$(dirname "$0")" describe --dirty --always 2>/dev/null || echo unknown)" \
-		"$(date -u +%Y-%m-%d)"
+	printf 'Run of `%s` (`git describe --dirty` as it started), %s.\n' \
+		"$described" "$(date -u +%Y-%m-%d)"
 	machine
 }
 

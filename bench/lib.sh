@@ -125,6 +125,17 @@ table() { # id title options... -- template peers...
 	done
 	[ "$n" = "$runs" ] || printf '%s runs: in %s a row spread wider than a third of its median.\n\n' "$n" "$runs"
 	cat "$tmp/$id.md"
+	# Where a peer is faster than ours, the table says so.
+	ranges "$tmp/$id.err" | awk -F '\t' '
+		$4 == "fastio" { ours = $1 }
+		$4 !~ /^(fastio|ceiling)/ { n[++k] = $4; m[k] = $1 }
+		END {
+			if (!ours) exit
+			for (i = 1; i <= k; i++)
+				if (m[i] > ours)
+					s = s (s ? ", " : "") sprintf("%s %.2fx", n[i], m[i] / ours)
+			if (s) printf "\nFaster than ours in this table: %s.\n", s
+		}'
 }
 
 # The line that opens each workload's tables: date, CPU, kernel build, the
