@@ -77,11 +77,10 @@ taken(struct fio_pump *p, size_t n)
 }
 
 /*
- * Splices into a pipe move half of it a call (FIO_SPLICE_CHUNK at most),
- * so the processes on either side work while we do (FIO_SPLICE_CHUNK in
- * tune.h); from a pipe
- * into anything else, what the input pipe holds. A reader that takes
- * small bites gets smaller chunks from files.
+ * Splices into a pipe move half of it a call, so the processes on either
+ * side work while we do (FIO_SPLICE_CHUNK in tune.h, which is also the
+ * most); from a pipe into anything else, what the input pipe holds. A
+ * reader that takes small bites gets smaller chunks from files.
  */
 static void
 set_chunk(struct fio_pump *p)
@@ -167,7 +166,7 @@ fio_pump_init(struct fio_pump *p, const struct fio_fd *in,
 	p->out_pipe_size = out->kind == FIO_PIPE ? out->pipe_size : 0;
 	p->grown = 0;
 	p->grown_from = 0;
-	p->vote.rounds = p->vote.bites = 0;
+	p->vote = (struct fio_vote){0, 0, 0};
 	p->small = 0;
 	p->pace = (struct fio_pace){0};
 	p->side = FIO_SIDE_INPUT;
