@@ -218,6 +218,20 @@ fill_hot(struct repeat *r, int fd, size_t cap)
 	return content;
 }
 
+/* fresh takes src's place if ok; else fresh goes and src stays. */
+static void
+replace_source(int src[2], int fresh[2], int ok)
+{
+	int *gone = ok ? src : fresh;
+
+	close(gone[0]);
+	close(gone[1]);
+	if (ok) {
+		src[0] = fresh[0];
+		src[1] = fresh[1];
+	}
+}
+
 /*
  * The vote went to the hot source: a new source pipe of the same content,
  * or the old one kept if any step fails (nothing has reached the output
@@ -233,16 +247,8 @@ turn_hot(struct repeat *r, int src[2], size_t content)
 		return content;
 	if (fio_pipe_grow(hot[1], content) >= content)
 		n = fill_hot(r, hot[1], content);
-	if (n == 0) {
-		close(hot[0]);
-		close(hot[1]);
-		return content;
-	}
-	close(src[0]);
-	close(src[1]);
-	src[0] = hot[0];
-	src[1] = hot[1];
-	return n;
+	replace_source(src, hot, n > 0);
+	return n > 0 ? n : content;
 }
 
 /* The output pipe grown to size; its new capacity. */
@@ -276,16 +282,8 @@ turn_big(struct repeat *r, int src[2], int mid[2], size_t content)
 	if (fio_pipe_grow(big[1], round) >= round &&
 	    fio_pipe_grow(mid[1], round) >= round)
 		n = fill_pages(r, big[1], round);
-	if (n <= content) {
-		close(big[0]);
-		close(big[1]);
-		return content;
-	}
-	close(src[0]);
-	close(src[1]);
-	src[0] = big[0];
-	src[1] = big[1];
-	return n;
+	replace_source(src, big, n > content);
+	return n > content ? n : content;
 }
 
 /*
