@@ -909,6 +909,16 @@ lines_check(const char *got, size_t got_len, const char *want, size_t want_len,
 	return 1;
 }
 
+size_t
+spawn_help_body(const char *out, size_t len)
+{
+	int lines = 0;
+
+	while (len > 0 && lines < 3)
+		lines += out[--len] == '\n';
+	return lines == 3 ? len + 1 : 0;
+}
+
 #ifdef SPAWN_NEEDS
 /* The cases added, those left out, and the last need this machine lacked. */
 static int needy_cases, needy_left;

@@ -156,6 +156,13 @@ int lines_check(const char *got, size_t got_len, const char *want,
  */
 int suite_main(Suite *s);
 
+/*
+ * The length of our --help's out (len bytes) before the two lines of our
+ * own that end it, where GNU's says where to report bugs: what must begin
+ * GNU's --help. 0 if out does not end in a blank line and two more.
+ */
+size_t spawn_help_body(const char *out, size_t len);
+
 /* Where the tests that use strace as a witness find it. */
 #define SPAWN_STRACE "/usr/bin/strace"
 
