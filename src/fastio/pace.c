@@ -119,7 +119,10 @@ fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent, size_t want)
 			wait = FIO_PACE_MIN_NS;
 		} else if ((uint64_t)(size / 2) * pc->ns / pc->taken <
 			   FIO_PACE_MIN_NS + 2 * pc->late) {
-			/* Half a pipe lasts it less than a sleep of ours. */
+			/* Half a pipe lasts it less than a sleep of ours.
+			 * A second strike needs a pace learnt anew: one late
+			 * sleep of ours would otherwise count twice. */
+			pc->taken = 0;
 			too_fast(pc);
 			return;
 		} else {
