@@ -1,15 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # bench.sh BUILDDIR WORKLOAD...: the project's benchmarks against the peers
-# installed here (bench/peers.sh --install), every one measured by our
-# pipebench --compare: runs interleaved (A B C A B C ...), medians and
-# min-max, each rate divided by the first row's (ours). Workloads: yes,
-# cat, pipebench. All three (make bench) end in a verdict: each of the
-# project's targets, ours over the best peer's median, met, a tie or not
-# met; with UPDATE=FILE (BENCHMARKS.md) the run, stamped with the commit,
+# installed here (bench/peers.sh --install). Workloads: short (the wall
+# time of short pipelines, bench/short.c, and the producers' peak RSS),
+# yes, cat, pipebench (transfers measured by our pipebench --compare:
+# runs interleaved (A B C A B C ...), medians and min-max, each rate
+# divided by the first row's, ours). All four (make bench) end in a
+# verdict: each of the project's targets, ours over the best peer's
+# median, met, a tie or not met; with UPDATE=FILE (BENCHMARKS.md) the run, stamped with the commit,
 # the date and the machine, replaces FILE's generated part. Fewer (make
 # bench-cat) go to OUT (default bench-WORKLOADS.md), never into FILE.
-# Environment: RUNS (default 5), RUNS_WIDE (default 15: a table whose
+# Environment: RUNS (default 5), SHORT_RUNS (default 300), RSS_RUNS
+# (default 5), RUNS_WIDE (default 15: a table whose
 # rows spread wide is measured again with these), DATA (directory for
 # test files on a disk file system, default /var/tmp/fastio-bench, kept),
 # TMPFS (a tmpfs directory, default /dev/shm), GNU_HEAD (a directory
@@ -154,6 +156,103 @@ workload_cat() {
 	rm -f "$shm/text-500m"
 }
 
+# One row of the short pipelines: TEMPLATE (each @ the tool as one of
+# the peers, all through bench/short.c: SHORT_RUNS runs, default 300,
+# interleaved) against every peer of TOOL; its cells, median and
+# quartiles in ms, and ours over the best peer (its median time over
+# ours: higher is faster); the medians go to $tmp/short.tsv.
+short_row() { # title tool template
+	title=$1 tool=$2 template=$3
+	set --
+	for spec in $(peers "$tool") busybox="busybox $tool"; do
+		name=${spec%%=*} cmd=$(direct "${spec#*=}")
+		[ "$name" = busybox ] && ! command -v busybox >/dev/null && continue
+		set -- "$@" "$name=$(echo "$template" | sed "s#@#$cmd#g")"
+	done
+	"$tmp/short" "${SHORT_RUNS:-300}" "$@" >"$tmp/short-row.tsv" ||
+		{ echo "bench.sh: a short pipeline failed: $title" >&2; return 1; }
+	awk -F '\t' -v title="$title" -v head="$tmp/short-head" '
+		{ n[NR] = $1; m[NR] = $2; lo[NR] = $3; hi[NR] = $4 }
+		$1 == "fastio" { us = NR }
+		$1 != "fastio" && (!best || $2 < m[best]) { best = NR }
+		END {
+			if ((getline h < head) <= 0) {
+				for (i = 1; i <= NR; i++)
+					h = h " " n[i] " |"
+				print h > head
+				printf "| pipeline |%s ours / best peer |\n|:--|", h
+				for (i = 1; i <= NR; i++)
+					printf "--:|"
+				printf "--:|\n"
+			}
+			printf "| %s |", title
+			for (i = 1; i <= NR; i++)
+				printf " %.2f (%.2f-%.2f) |", m[i], lo[i], hi[i]
+			printf " %.2fx (%s) |\n", m[best] / m[us], n[best]
+			printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", title, m[us], lo[us], hi[us],
+				n[best], m[best], hi[best] >> "'"$tmp/short.tsv"'"
+		}' "$tmp/short-row.tsv"
+}
+
+# Peak RSS (KiB) of the producer alone in a pipeline, median of RSS_RUNS
+# (default 5): GNU time's %M around the first command. Ours, GNU HEAD
+# (if built), GNU 9.10 and GNU 9.1, a column each.
+rss_row() { # title tool template
+	title=$1 tool=$2 template=$3 names='' values='' rules=''
+	for spec in $(peers "$tool"); do
+		name=${spec%%=*} cmd=$(direct "${spec#*=}")
+		case $name in fastio | gnu-9.1* | gnu-head) ;; *) continue ;; esac
+		kib=$(for i in $(seq "${RSS_RUNS:-5}"); do
+			sh -c "$(echo "$template" | sed "s#@#/usr/bin/time -o $tmp/m -f %M $cmd#")" \
+				>/dev/null 2>&1
+			tail -1 "$tmp/m"
+		done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		names="$names $name |" values="$values $kib |" rules="$rules--:|"
+		echo "$title	$name	$kib" >>"$tmp/short-rss.tsv"
+	done
+	if [ "$rss_headed" != yes ]; then
+		printf '| pipeline |%s\n|:--|%s\n' "$names" "$rules"
+		rss_headed=yes
+	fi
+	printf '| %s |%s\n' "$title" "$values"
+}
+
+# What users type: a yes read a few lines and closed, a cat of a small
+# file. Whole pipelines, start to exit, through /bin/sh.
+workload_short() {
+	${CC:-cc} -O2 -o "$tmp/short" "$(dirname "$0")/short.c"
+	d=$tmp/short-files
+	mkdir -p "$d/rm"
+	for i in $(seq 40); do : >"$d/rm/f$i"; done
+	make_text "$data/text-500m"
+	head -c 20000 "$data/text-500m" >"$d/20k"
+	head -c 1000000 "$data/text-500m" >"$d/1m"
+	for i in 1 2 3; do echo "tiny file $i" >"$d/tiny$i"; done
+	: >"$tmp/short.tsv"
+	: >"$tmp/short-rss.tsv"
+	printf '\n#### Short pipelines: wall time of the whole pipeline, ms, median (quartiles) of %s interleaved runs\n\n' \
+		"${SHORT_RUNS:-300}"
+	printf 'The last column is the best peer'"'"'s median time over ours (higher is faster). GNU 9.10 and uutils run through their own root'"'"'s loader, which adds its start to theirs.\n\n'
+	rm -f "$tmp/short-head"
+	short_row '`yes | head -n1`' yes '@ | head -n1'
+	short_row '`yes | head -n1000`' yes '@ | head -n1000'
+	short_row "\`yes '' | head -c 64K\`" yes "@ '' | head -c 64K"
+	short_row '`yes n | rm -i` of 40 files' yes "@ n | rm -i $d/rm/f* 2>/dev/null"
+	short_row '`yes | head -c 1M`' yes '@ | head -c 1M'
+	short_row '`echo x | cat | cat`' cat 'echo x | @ | @'
+	short_row '`cat 20K | cat`' cat "@ $d/20k | @"
+	short_row '`cat 1MB | wc -l`' cat "@ $d/1m | wc -l"
+	short_row '`cat` of three tiny files to a file' cat "@ $d/tiny1 $d/tiny2 $d/tiny3 > $d/out"
+	short_row '`cat -n 20K | cat`' cat "@ -n $d/20k | @"
+	[ -x /usr/bin/time ] || return 0
+	printf '\n#### Peak RSS of the producer in a short pipeline, KiB, median of %s\n\n' "${RSS_RUNS:-5}"
+	rss_headed=no
+	rss_row '`yes | head -n1`' yes '@ | head -n1'
+	rss_row '`yes | head -c 4G`' yes '@ | head -c 4G'
+	rss_row '`cat 20K | cat`' cat "@ $d/20k | cat"
+	rm -rf "$d"
+}
+
 workload_pipebench() {
 	yes=$top/src/yes
 	set -- "fastio=$top/src/pipebench/pipebench -Q"
@@ -171,6 +270,45 @@ workload_pipebench() {
 	command -v pv >/dev/null && set -- "$@" "pv $(pv --version | sed -n '1s/^pv \([^ ]*\).*/\1/p')=pv -q -S -s 20G"
 	table pb-null "Pass-through of our yes to /dev/null, 20 GiB, wall time" \
 		--wall --size 20G -- "$yes | @ > /dev/null" "$@"
+	meter_cost
+}
+
+# What --pipeline costs the pipeline it meters: each pipeline as sh runs
+# it, under pipebench --pipeline, with pv -q between its stages (the
+# meter people insert by hand) and with bench/ceiling.c's relay that
+# keeps the pipes between them (the least any such relay costs); wall
+# time of the whole, PIPE_RUNS (default 9) interleaved runs
+# (bench/short.c). The ratios are the plain run's median time over each
+# (1.00: free).
+meter_cost() {
+	ceiling
+	${CC:-cc} -O2 -o "$tmp/short" "$(dirname "$0")/short.c"
+	printf '\n#### The meter'"'"'s cost: each pipeline alone, under `pipebench -Q --pipeline`, with `pv -q` and with a relay of splices between its stages; wall time (s), median (quartiles) of %s interleaved runs\n\n' "${PIPE_RUNS:-9}"
+	printf '| pipeline | alone | metered | pv -q | ceiling: relays | alone / metered | alone / ceiling |\n|:--|--:|--:|--:|--:|--:|--:|\n'
+	make_text "$data/text-500m"
+	[ -s "$data/text-50m" ] || head -c 50000000 "$data/text-500m" >"$data/text-50m"
+	for p in "$top/src/yes | head -c 4G | md5sum" \
+		"$top/src/yes | head -c 4G | wc -l" \
+		"$top/src/cat/cat $data/text-50m | tr a-z A-Z | sort | uniq -c | wc -l"; do
+		# --pipeline's status is pipefail's: 141 where yes dies of
+		# the SIGPIPE that ends it.
+		"$tmp/short" "${PIPE_RUNS:-9}" "alone=$p" \
+			"metered=$pb -Q --pipeline '$p' || [ \$? = 141 ]" \
+			"pv=$(echo "$p" | sed 's/ | / | pv -q | /g')" \
+			"ceiling=$(echo "$p" | sed "s# | # | $c keep | #g")" >"$tmp/meter.tsv"
+		awk -F '\t' -v p="$p" -v top="$top/src/" -v data="$data/" '
+			{ m[$1] = $2; lo[$1] = $3; hi[$1] = $4 }
+			END {
+				gsub(top, "", p)
+				gsub(data, "", p)
+				printf "| `%s` |", p
+				split("alone metered pv ceiling", k, " ")
+				for (i = 1; i <= 4; i++)
+					printf " %.2f (%.2f-%.2f) |", m[k[i]] / 1000, lo[k[i]] / 1000, hi[k[i]] / 1000
+				printf " %.3fx | %.3fx |\n", m["alone"] / m["metered"], m["alone"] / m["ceiling"]
+				printf "%s\t%s\t%s\t%s\t%s\t%s\n", p, m["alone"], m["metered"], lo["metered"], m["ceiling"], hi["ceiling"] >> "'"$tmp/meter.txt"'"
+			}' "$tmp/meter.tsv"
+	done
 }
 
 # One verdict row: target text, table id, the pattern of the rows it is
@@ -225,8 +363,52 @@ verdict_rows() {
 			verdict_row "cat $o portable, $fs: ≥ 1.5x best peer" "cat$o-$fs" "$peer" 1.5 fastio-portable
 		done
 	done
+	# Where the CPU has AVX-512 VBMI2 (wide.c) its loops run, chosen by
+	# the rule for constants: their worst ratio to the better of the two
+	# over the eight tables against the AVX2 loops' worst.
+	for fs in tmpfs ext4; do
+		for o in -v -A -E -T; do
+			ranges "$tmp/cat$o-$fs.err"
+		done
+	done | awk -F '\t' '
+		$4 == "fastio" { v = $1 } $4 == "fastio-avx2" { a = $1 }
+		$4 == "fastio-portable" && v && a {
+			b = v > a ? v : a; rv = v / b; ra = a / b
+			if (!n++ || rv < wv) wv = rv
+			if (n == 1 || ra < wa) wa = ra
+			v = a = 0
+		}
+		END {
+			if (n) printf "| cat -v -A -E -T: the VBMI2 loops by their worst case, ≥ the AVX2 loops'"'"' | %.2fx, AVX2 %.2fx (%d tables) | %s |\n",
+				wv, wa, n, (wv >= wa ? "met" : "**not met**")
+		}'
 	verdict_row "pipebench relay: ≥ 2x pv" pb-splice '^pv' 2.0
+	# --pipeline's cost: the plain pipeline's median time over the
+	# metered one's, at least 1/1.05; a tie at the ceiling where the
+	# metered one's first quartile is within the relays' third.
+	[ -s "$tmp/meter.txt" ] && awk -F '\t' -v top="$top/src/" -v data="$data/" '{
+		p = $1; gsub(top, "", p); gsub(data, "", p); r = $2 / $3
+		v = r >= 1 / 1.05 ? "met" : $4 <= $6 ? "a tie at the ceiling" : "**not met**"
+		printf "| pipebench --pipeline `%s`: ≤ 1.05x its time alone | %.3fx (ceiling %.3fx) | %s |\n", p, r, $2 / $5, v
+	}' "$tmp/meter.txt"
 	verdict_row "pipebench relay: ≥ 5x pipebench 0.40" pb-splice '^pipebench' 5.0
+	# Short pipelines: the best peer's median time over ours, met at
+	# 1.0x; a tie where ours' first quartile is within that peer's third.
+	[ -s "$tmp/short.tsv" ] && awk -F '\t' '{
+		r = $6 / $2
+		v = r >= 1.0 ? "met" : $3 <= $7 ? "tie" : "**not met**"
+		printf "| short: %s: ≥ 1.0x best peer (median times) | %.2fx (%s) | %s |\n", $1, r, $5, v
+	}' "$tmp/short.tsv"
+	[ -s "$tmp/short-rss.tsv" ] && awk -F '\t' '
+		{ rss[$1, $2] = $3; titles[$1] = 1 }
+		END {
+			t = "`yes | head -n1`"; o = rss[t, "fastio"]; g = rss[t, "gnu-9.1"]
+			if (o && g) printf "| %s peak RSS: ≤ GNU 9.1 + 256 KiB | %d KiB, GNU 9.1 %d | %s |\n",
+				t, o, g, (o <= g + 256 ? "met" : "**not met**")
+			t = "`yes | head -c 4G`"; o = rss[t, "fastio"]; g = rss[t, "gnu-head"]
+			if (o && g) printf "| %s peak RSS: ≤ GNU HEAD + 1024 KiB | %d KiB, GNU HEAD %d | %s |\n",
+				t, o, g, (o <= g + 1024 ? "met" : "**not met**")
+		}' "$tmp/short-rss.tsv"
 	if [ -s "$tmp/rss.txt" ]; then
 		awk '$1 == "fastio" { ours = $2 } $1 == "gnu-head" { gnu = $2 }
 			END { if (ours && gnu) printf "| cat -n peak RSS: ≤ GNU HEAD + 1024 KiB | %d KiB, GNU HEAD %d | %s |\n",
@@ -249,12 +431,13 @@ stamp() {
 # "<!-- bench:begin -->" and "<!-- bench:end -->" of UPDATE, a partial one
 # (make bench-cat) goes to OUT (default bench-WORKLOADS.md here), never
 # into UPDATE, whose verdict needs every table of one run.
+full="short yes cat pipebench"
 for w in "$@"; do
 	"workload_$w" >"$tmp/$w.md"
 done
 {
 	stamp
-	if [ "$*" = "yes cat pipebench" ]; then
+	if [ "$*" = "$full" ]; then
 		printf '\n### Verdict\n'
 		workload_verdict
 	fi
@@ -263,7 +446,7 @@ done
 		cat "$tmp/$w.md"
 	done
 } >"$tmp/run.md"
-if [ "$*" = "yes cat pipebench" ] && [ -n "${UPDATE:-}" ]; then
+if [ "$*" = "$full" ] && [ -n "${UPDATE:-}" ]; then
 	awk -v f="$tmp/run.md" '
 		$0 == "<!-- bench:begin -->" { print; while ((getline l < f) > 0) print l; skip = 1; next }
 		$0 == "<!-- bench:end -->" { skip = 0 }

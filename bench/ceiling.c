@@ -20,6 +20,9 @@
  *           pipeful a call, both pipes grown to 1 MiB (the fastest relay
  *           for `yes | X | reader` we know; ours splices FIO_SPLICE_CHUNK,
  *           whose comment in tune.h says why less)
+ *   keep    the same relay keeping both pipes as it found them: the
+ *           least a relay between two programs of a shell's pipeline
+ *           costs (pipebench --pipeline's ceiling)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,12 +58,14 @@ fill(int fd, int distinct)
 }
 
 static int
-relay(void)
+relay(int grow)
 {
 	ssize_t n;
 
-	(void)fcntl(STDIN_FILENO, F_SETPIPE_SZ, PIPE_SIZE);
-	(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, PIPE_SIZE);
+	if (grow) {
+		(void)fcntl(STDIN_FILENO, F_SETPIPE_SZ, PIPE_SIZE);
+		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, PIPE_SIZE);
+	}
 	while ((n = splice(STDIN_FILENO, NULL, STDOUT_FILENO, NULL, PIPE_SIZE,
 			   0)) > 0)
 		;
@@ -75,8 +80,8 @@ main(int argc, char *argv[])
 	ssize_t k, n;
 	size_t i;
 
-	if (strcmp(m, "relay") == 0)
-		return relay();
+	if (strcmp(m, "relay") == 0 || strcmp(m, "keep") == 0)
+		return relay(m[0] == 'r');
 	for (i = 0; i < PAGE; i += 2)
 		memcpy(page + i, "y\n", 2);
 	if (pipe(src) < 0 || pipe(mid) < 0 ||

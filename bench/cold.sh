@@ -31,6 +31,8 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 skip() {
 	echo "bench-cold: $*" >&2
 	exit 77
@@ -139,8 +141,9 @@ median() { awk -F '\t' '{ w[NR] = $1; s[NR] = $2; n[NR] = $1 - $2 }
 		printf "%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", mid(w, NR), w[1], w[NR], mid(s, NR), mid(n, NR) }'; }
 
 # The targets for one table, from its rows' medians ("name<TAB>wall<TAB>
-# net"): ours within 0.95x of the best peer's time and no slower than dd
-# bs=32k or the consumer reading f. Each is met on wall time; or met net
+# net"), as speed ratios (the other's time over ours: above 1 ours is
+# faster): ours at least 1.05x the best peer and 1.00x dd bs=32k and the
+# consumer reading f. Each is met on wall time; or met net
 # of steal, where the host's share of the two CPUs decided (both sides
 # compared by their wall time less steal); or a tie at the ceiling, ours
 # within 5% of the slowest ceiling row: the pipeline with f cached (what
@@ -166,10 +169,10 @@ verdict() { # consumer <medians
 			if (best == "")
 				printf "no peer cat measured"
 			else
-				printf "%.2fx the best peer'"'"'s time (%s)%s", ours / best, who,
-				    mark(0.95 * best, 0.95 * bestnet)
-			printf "; %.2fx dd bs=32k'"'"'s%s; %.2fx `%s`'"'"'s%s.\n",
-			    ours / dd, mark(dd, ddnet), ours / file, c, mark(file, filenet)
+				printf "%.2fx the best peer (%s)%s", best / ours, who,
+				    mark(best / 1.05, bestnet / 1.05)
+			printf "; %.2fx dd bs=32k%s; %.2fx `%s`%s.\n",
+			    dd / ours, mark(dd, ddnet), file / ours, c, mark(file, filenet)
 		}'
 }
 
@@ -229,7 +232,7 @@ for t in $throttles; do
 			name=${spec%%	*}
 			key=$(printf '%s' "$name" | tr -c 'A-Za-z0-9' _)
 			median <"$tmp/t.$key" | awk -F '\t' -v n="$name" -v b="$base" -v m="$tmp/medians" \
-				'{ printf "| %s | %.2f | %.2f - %.2f | %.2f | %.2f | %.2fx |\n", n, $1, $2, $3, $4, $5, $1 / b
+				'{ printf "| %s | %.2f | %.2f - %.2f | %.2f | %.2f | %.2fx |\n", n, $1, $2, $3, $4, $5, b / $1
 				   printf "%s\t%s\t%s\n", n, $1, $5 >>m }'
 		done <"$tmp/specs"
 		verdict "$c" <"$tmp/medians"

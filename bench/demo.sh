@@ -57,3 +57,21 @@ row "yes -> reader that reads, 3 GiB" "--bytes 3G --touch" "@" yes
 row "cat 1 GB file -> reader that splices" "" "@ $tmp/data" cat
 row "cat -n, $mb MB of C headers" "" "@ -n $tmp/text6" cat
 row "cat -A, $mb MB of C headers" "" "@ -A $tmp/text6" cat
+
+# The commonest yes of all, read a line and closed: the wall time of the
+# whole pipeline (bench/short.c, 100 interleaved runs, medians), the
+# ratio the best peer's time over ours (higher is faster, as above).
+${CC:-cc} -O2 -o "$tmp/short" "$(dirname "$0")/short.c"
+# shellcheck disable=SC2046 # one word a peer
+set -- $(peers yes)
+for spec in "$@"; do
+	set -- "$@" "${spec%%=*}=$(direct "${spec#*=}") | head -n1"
+	shift
+done
+"$tmp/short" 100 "$@" | awk -F '\t' '
+	$1 == "fastio" { ours = $2; next }
+	!best || $2 < best { best = $2; name = $1 }
+	END {
+		printf "| %-36s | %-14s | %12.2f ms | %12.2f ms | %6.2fx |\n",
+			"yes | head -n1, whole pipeline", name, best, ours, best / ours
+	}'

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh
 # Sourced by bench.sh, cold.sh, demo.sh, smallfiles.sh and sweep.sh: the
-# peers installed here, one pipebench --compare over them, the medians of
-# its JSON summary, the placements, the formatting text, the machine line.
+# peers installed here (and how a short pipeline runs them), one
+# pipebench --compare over them, the medians of its JSON summary, the
+# placements, the formatting text, the machine line.
 # The caller sets $top (the build tree), $pb (our pipebench), $tmp (a
 # scratch directory), $runs, and $reader (a prefix placing pipebench, or
 # empty) if it places the reader. GNU_HEAD names a directory holding GNU's
@@ -37,6 +38,17 @@ peers() { # tool [strong]
 	p=/usr/lib/cargo/bin/coreutils/$1
 	[ "${2:-}" != strong ] && [ -x "$p" ] && echo "uutils-$(version "$p")=$p"
 	return 0
+}
+
+# A peer's command as a short pipeline should run it: bench/peers.sh's
+# wrappers (a shell that execs the root's loader) would add a shell's
+# start to every run, so their exec line is used instead.
+direct() { # command
+	case $1 in
+	/*) [ -f "$1" ] && sed -n '1{/^#!\/bin\/sh/!q}; s/^exec \(.*\) "\$@"$/\1/p' "$1" | grep . ||
+		echo "$1" ;;
+	*) echo "$1" ;;
+	esac
 }
 
 # "MEDIAN<TAB>NAME" per row of the JSON summary that pipebench --compare

@@ -11,8 +11,8 @@
 # (what io_uring batching would gain). Then one exec of `cat`
 # of one tiny file, 1,000 runs (hyperfine), and the 500,000-file case
 # under hyperfine too. Prints Markdown (make
-# bench-smallfiles). Environment: RUNS, TMPFS (default /dev/shm), DATA
-# (default /var/tmp/fastio-bench), GNU_HEAD.
+# bench-smallfiles). Environment: RUNS, FS (default "tmpfs disk"), TMPFS
+# (default /dev/shm), DATA (default /var/tmp/fastio-bench), GNU_HEAD.
 set -eu
 top=$(cd "${1:-.}" && pwd)
 [ $# -gt 0 ] && shift
@@ -25,6 +25,10 @@ ${CC:-cc} -O2 -o "$tmp/smallfiles" "$(dirname "$0")/smallfiles.c" -luring
 
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
+
+# hyperfine's Markdown without its Relative column (a ratio of times,
+# where every other ratio of BENCHMARKS.md is of speeds).
+no_relative() { awk -F '|' -v OFS='|' 'NF > 2 { NF -= 2; $0 = $0 "|" } { print }' "$1"; }
 
 # The peers as native binaries, one "name=command" a line (bench/peers.sh's
 # entries are wrapper scripts).
@@ -68,7 +72,7 @@ echo
 printf '%s\n' 'Files seed-style ("hogeK\n", 6-12 bytes); output into pipebench.'
 max=$(($(getconf ARG_MAX) / 2))
 for n in "$@"; do
-	for fs in tmpfs disk; do
+	for fs in ${FS:-tmpfs disk}; do
 		case $fs in
 		tmpfs) d=${TMPFS:-/dev/shm}/fastio-small ;;
 		disk) d=${DATA:-/var/tmp/fastio-bench}/small ;;
@@ -90,7 +94,7 @@ hyperfine -N -w 50 -r 1000 --export-markdown "$tmp/h.md" \
 	-n fastio "$top/src/cat/cat $d/hoge0" -n gnu-head "$head/cat $d/hoge0" \
 	-n gnu-9.1 "/usr/bin/cat $d/hoge0" -n busybox "busybox cat $d/hoge0" \
 	>/dev/null 2>&1
-cat "$tmp/h.md"
+no_relative "$tmp/h.md"
 make_files "$d" 500000
 printf '\n#### 500000 files on tmpfs, `xargs cat < list > /dev/null`, hyperfine\n\n'
 hyperfine -w 1 -r 10 --export-markdown "$tmp/h.md" \
@@ -98,4 +102,4 @@ hyperfine -w 1 -r 10 --export-markdown "$tmp/h.md" \
 	-n gnu-head "cd $d && xargs $head/cat < $tmp/list > /dev/null" \
 	-n busybox "cd $d && xargs busybox cat < $tmp/list > /dev/null" \
 	>/dev/null 2>&1
-cat "$tmp/h.md"
+no_relative "$tmp/h.md"

@@ -11,8 +11,9 @@
 # file system and on tmpfs. The reader is BUILDDIR's pipebench. Prints
 # Markdown, machine line first, so that a figure keeps its machine (make
 # bench-sweep SWEEP="NAME VALUE..."). Environment: RUNS (default 7),
-# WORKLOADS (any of yes, cat, and fmt: cat -n and -v of 500 MB of text
-# from both file systems; default "yes cat"), DATA (default
+# WORKLOADS (any of yes, cat, fmt: cat -n and -v of 500 MB of text
+# from both file systems, and short: yes into readers that stop after
+# 1 MiB to 256 MiB, whole pipelines timed; default "yes cat"), DATA (default
 # /var/tmp/fastio-bench), TMPFS (default /dev/shm).
 set -eu
 [ $# -ge 4 ] || {
@@ -87,6 +88,40 @@ sweep_cat() {
 				-- "$on0@/cat/cat $f"
 			over "cat-read-$fsid-$p" "cat of 2 GB cached ($fs) into pipebench --touch, placement $p" \
 				--touch -- "$on0@/cat/cat $f"
+		done
+	done
+}
+
+# yes into a reader that stops after N bytes, whole pipelines timed by
+# bench/short.c (SHORT_RUNS runs, default 60, interleaved): GNU head -c
+# (8 KiB reads), pipebench splicing and --touch, SHORT_SIZES (default
+# "line", head -n1 alone, and 1 MiB to 256 MiB), in every placement. Each value's ratio is the table's best median time
+# over its own (higher is faster, as for rates).
+sweep_short() {
+	${CC:-cc} -O2 -o "$tmp/short" "$(dirname "$0")/short.c"
+	for n in ${SHORT_SIZES:-line 1M 4M 16M 64M 256M}; do
+		readers="\"head -c $n\" \"$pb -Q --bytes $n\" \"$pb -Q --touch --bytes $n\""
+		# "line": the commonest yes of all, read a line and closed.
+		[ "$n" = line ] && readers='"head -n1"'
+		eval "set -- $readers"
+		for r; do
+			for p in free split same; do
+				place $p
+				set --
+				for v in $variants; do
+					set -- "$@" "${v%%=*}=$on0${v#*=}/yes | ${reader:+$reader }$r"
+				done
+				id=$(echo "short-$n-${r##*/}-$p" | tr -c 'A-Za-z0-9\n' -)
+				printf '\n#### yes | %s, placement %s: wall time (ms), median (quartiles)\n\n' \
+					"${r##*/}" "$p"
+				"$tmp/short" "${SHORT_RUNS:-60}" "$@" >"$tmp/$id.tsv"
+				printf '| value | median | quartiles |\n|--:|--:|--:|\n'
+				awk -F '\t' '{ printf "| %s | %.2f | %.2f-%.2f |\n", $1, $2, $3, $4 }' "$tmp/$id.tsv"
+				awk -F '\t' -v id="$id" '
+					{ m[NR] = $2; n[NR] = $1; if (!best || $2 < best) best = $2 }
+					END { for (i = 1; i <= NR; i++) printf "%s %.2f %s\n", n[i], best / m[i], id }' \
+					"$tmp/$id.tsv" >>"$tmp/ratios"
+			done
 		done
 	done
 }

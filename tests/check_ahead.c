@@ -325,10 +325,7 @@ START_TEST(faults_ahead)
 	env[3] = logenv;
 	env[4] = "ASAN_OPTIONS=verify_asan_link_order=0";
 	env[5] = NULL;
-	s.prog = "cat";
-	s.argv = argv;
-	s.env = env;
-	s.out = OUT_PIPE;
+	spawn_init(&s, "cat", argv, env, OUT_PIPE);
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
 	f = fopen(logpath, "r");
 	ck_assert_msg(f != NULL && fread(got_log, 1, sizeof got_log - 1, f) > 0,

@@ -11,6 +11,12 @@
 #   NAME in FILE.h          likewise
 #   `dir/file.ext`          a file of the tree (or its .in)
 #   FIO_NAME                (in the documents) a name of the sources
+#   NAME.c, NAME.h, NAME.sh (anywhere but an #include) a file of the tree
+#   name()                  a function the C sources call or define, or
+#                           a shell function the scripts define
+#   (A file or function of another project says whose: "coreutils'
+#   ioblksize.h", "GNU's error()", "DIR's check.h"; a path of an
+#   installed system starts with "/".)
 #   ### NAME: value         (BENCHMARKS.md's Decisions) NAME is in the
 #                           sources, and every measured constant of
 #                           tune.h has one
@@ -75,6 +81,27 @@ for f in $files; do
 			fi
 		done
 done >"${TMPDIR:-/tmp}/check_docs.$$"
+
+# Every file and function named is the tree's, or says whose it is.
+whose="[A-Za-z_]+'s |[A-Za-z_]+s' "
+code=$(find src tests bench -name '*.[ch]')
+scripts=$(find src tests bench -name '*.sh')
+for f in $files; do
+	flat "$f" | sed 's/include[[:space:]]*[<"][^>"]*[>"]//g' |
+		grep -aoE "($whose|[/*])?[A-Za-z_][A-Za-z0-9_-]*\.(c|h|sh)\b" |
+		grep -vE "^($whose|[/*])" | sort -u | while read -r n; do
+		[ -n "$(find . -name "$n" ! -path './.git/*' | head -1)" ] ||
+			echo "check_docs: $f: $n: no such file in the tree"
+	done
+	flat "$f" | grep -aoE "($whose|[*])?\b[a-z_][a-z0-9_]*\(\)" |
+		grep -vE "^($whose|[*])" | sed 's/()$//' | sort -u |
+		while read -r n; do
+			# shellcheck disable=SC2086 # lists of files
+			grep -hE "\b$n *\(" $code | grep -vqE '^[[:space:]]*(\*|/\*|//)' ||
+				grep -qE "^[[:space:]]*$n\(\)" $scripts ||
+				echo "check_docs: $f: $n(): not a function of the tree"
+		done
+done >>"${TMPDIR:-/tmp}/check_docs.$$"
 
 # `dir/file.ext`: a file of the tree.
 for f in $docs; do

@@ -133,10 +133,7 @@ START_TEST(file_changes)
 	len = kind == 0 ? BIG + GROWTH : kind == 1 ? TRUNCATED : BIG;
 	want = cat_output(
 	    data, len, readers[r_].opt && readers[r_].opt[1] == 'n', &want_len);
-	s.prog = "cat";
-	s.argv = argv;
-	s.env = env;
-	s.out = OUT_PIPE;
+	spawn_init(&s, "cat", argv, env, OUT_PIPE);
 	s.out_max = 1 << 20;
 	s.midway = apply;
 	s.midway_arg = &c;
@@ -225,10 +222,7 @@ START_TEST(truncated_at)
 	g.out = OUT_PIPE;
 	ck_assert_int_eq(spawn_run(&g, &want), 0);
 	ck_assert(want.exited && want.status == 0);
-	s.prog = "cat";
-	s.argv = argv;
-	s.env = env;
-	s.out = OUT_PIPE;
+	spawn_init(&s, "cat", argv, env, OUT_PIPE);
 	s.out_max = 128 << 10;
 	s.midway = cut;
 	s.midway_arg = &arg;
@@ -297,10 +291,7 @@ START_TEST(fifo_stalled_writer)
 	if (cases[_i].opt)
 		argv[k++] = cases[_i].opt;
 	argv[k] = path;
-	s.prog = "cat";
-	s.argv = argv;
-	s.env = env;
-	s.out = OUT_PIPE;
+	spawn_init(&s, "cat", argv, env, OUT_PIPE);
 	s.out_max = strlen(cases[_i].first);
 	s.midway = write_rest;
 	s.midway_arg = &w;
@@ -346,16 +337,13 @@ START_TEST(eventfds)
 	ck_assert_int_ge(efd, 0);
 	if (cases[_i].arg && strcmp(cases[_i].arg, "FILE") == 0)
 		argv[1] = path;
-	s.prog = cases[_i].prog;
-	s.argv = argv;
+	spawn_init(&s, cases[_i].prog, argv, NULL, OUT_PIPE);
 	if (cases[_i].in) {
-		s.in = IN_FD;
+		spawn_feed(&s, IN_FD, NULL, 0);
 		s.in_fd = efd;
 		s.out = OUT_PIPE;
 	} else {
-		s.in = IN_PIPE;
-		s.in_data = "x\n";
-		s.in_len = 2;
+		spawn_feed(&s, IN_PIPE, "x\n", 2);
 		s.out = OUT_FD;
 		s.out_fd = efd;
 	}
@@ -387,19 +375,16 @@ START_TEST(memfds)
 	ck_assert(mfd >= 0 && write(mfd, data, len) == (ssize_t)len);
 	ck_assert_int_eq(lseek(mfd, 0, SEEK_SET), 0);
 	want = cat_output(data, len, _i % 2, &want_len);
-	s.prog = "cat";
-	s.argv = argv;
+	spawn_init(&s, "cat", argv, NULL, OUT_PIPE);
 	if (_i < 2) { /* memfd stdin, pipe out */
-		s.in = IN_FD;
+		spawn_feed(&s, IN_FD, NULL, 0);
 		s.in_fd = mfd;
 		s.out = OUT_PIPE;
 		ck_assert_int_eq(spawn_run(&s, &r), 0);
 	} else { /* file stdin, memfd out: read the memfd back */
 		int out = memfd_create("output", MFD_CLOEXEC);
 
-		s.in = IN_FILE;
-		s.in_data = data;
-		s.in_len = len;
+		spawn_feed(&s, IN_FILE, data, len);
 		s.out = OUT_FD;
 		s.out_fd = out;
 		ck_assert_int_eq(spawn_run(&s, &r), 0);
@@ -432,10 +417,7 @@ START_TEST(endless_devices)
 	struct spawn_result r;
 	size_t i, zeros = 0;
 
-	s.prog = "cat";
-	s.argv = argv;
-	s.env = env;
-	s.out = OUT_PIPE;
+	spawn_init(&s, "cat", argv, env, OUT_PIPE);
 	s.out_max = 3u << 20;
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
 	ck_assert_uint_ge(r.out_len, 3u << 20);
@@ -494,10 +476,7 @@ START_TEST(odd_names)
 	ck_assert(fd >= 0 && write(fd, "ok\n", 3) == 3);
 	close(fd);
 	snprintf(lc, sizeof lc, "LC_ALL=%s", cases[_i].locale);
-	s.prog = "cat";
-	s.argv = argv;
-	s.env = env;
-	s.out = OUT_PIPE;
+	spawn_init(&s, "cat", argv, env, OUT_PIPE);
 	/* Root reads every file: the unreadable one needs another user. */
 	s.uid = strcmp(cases[_i].name, "it's") == 0 ? 65534 : 0;
 	if (s.uid && geteuid() != 0)

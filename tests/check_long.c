@@ -102,10 +102,7 @@ START_TEST(five_gib)
 	snprintf(env_cat, sizeof env_cat, "CAT=%s", spawn_path("cat"));
 	snprintf(env_pb, sizeof env_pb, "PB=%s", spawn_path("pipebench"));
 	snprintf(env_yes, sizeof env_yes, "YES=%s", spawn_path("yes"));
-	s.prog = "/bin/sh";
-	s.argv = argv;
-	s.env = env;
-	s.out = OUT_PIPE;
+	spawn_init(&s, "/bin/sh", argv, env, OUT_PIPE);
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
 	ck_assert_msg(r.exited && r.status == 0 && r.err_len == 0,
 		      "script %d: status %d, %s%s", _i, r.status, r.err, r.out);
@@ -124,10 +121,7 @@ START_TEST(five_gib_socket)
 	struct spawn s = {0};
 	struct spawn_result r;
 
-	s.prog = "cat";
-	s.argv = argv;
-	s.env = env;
-	s.out = OUT_SOCKET;
+	spawn_init(&s, "cat", argv, env, OUT_SOCKET);
 	s.out_compare = sparse;
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
 	ck_assert_msg(r.out_differs < 0, "differs at byte %lld", r.out_differs);

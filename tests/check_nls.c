@@ -94,8 +94,8 @@ run(const char *exe, const char *where, int c, const char *locale,
 	snprintf(lp, sizeof lp, "LOCPATH=%s", where);
 	snprintf(lang, sizeof lang, "LANG=%s", locale);
 	snprintf(fenv, sizeof fenv, "F=%s", infile);
+	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	s.env = env;
-	s.in = IN_DEVNULL;
 	s.out = cases[c].out;
 	if (cases[c].sh != NULL) {
 		/* @@ becomes: exec -a PROG EXE (one command per script). */
@@ -181,11 +181,8 @@ help_of(const char *exe, const char *prog, const char *where,
 
 	snprintf(lp, sizeof lp, "LOCPATH=%s", where);
 	snprintf(lang, sizeof lang, "LANG=%s", locale);
-	s.prog = exe;
-	s.argv = argv;
-	s.env = env;
-	s.in = IN_DEVNULL;
-	s.out = OUT_PIPE;
+	spawn_init(&s, exe, argv, env, OUT_PIPE);
+	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	ck_assert_int_eq(spawn_run(&s, r), 0);
 }
 

@@ -151,11 +151,8 @@ run_case(const char *prog, const struct pbcase *c, char **status)
 		argv[n++] = path;
 	}
 	argv[n] = NULL;
-	s.prog = prog;
-	s.argv = argv;
-	s.env = env;
-	s.in = IN_DEVNULL;
-	s.out = OUT_DEVNULL;
+	spawn_init(&s, prog, argv, env, OUT_DEVNULL);
+	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
 	ck_assert_msg(r.exited && r.status == 0, "%s: status %d, '%s'", prog,
 		      r.status, r.err);
@@ -269,9 +266,7 @@ START_TEST(usage_040)
 	struct spawn_result r;
 	char *want = slurp(golden_path(999, "out"));
 
-	s.prog = "pipebench";
-	s.argv = argv;
-	s.out = OUT_PIPE;
+	spawn_init(&s, "pipebench", argv, NULL, OUT_PIPE);
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
 	ck_assert(r.exited && r.status == 0);
 	ck_assert_str_eq(r.out, want);

@@ -225,11 +225,8 @@ START_TEST(help_as_gnu)
 	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
 	want_len = (size_t)read(fd, want, sizeof want);
 	close(fd);
-	s.prog = prog;
-	s.argv = argv;
-	s.env = env;
-	s.in = IN_DEVNULL;
-	s.out = OUT_PIPE;
+	spawn_init(&s, prog, argv, env, OUT_PIPE);
+	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
 	ck_assert(r.exited && r.status == 0 && r.err_len == 0);
 	len = spawn_help_body(r.out, r.out_len);

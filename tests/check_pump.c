@@ -21,9 +21,27 @@
 #include <unistd.h>
 
 #include "fastio/fastio.h"
+#include "fastio/pace.h"
 #include "fastio/sys.h"
 #include "fastio/tune.h"
 #include "spawn.h"
+
+static void
+close_pipe(int p[2])
+{
+	close(p[0]);
+	close(p[1]);
+}
+
+/* A pump from in_fd to out_fd, each classified into *in and *out. */
+static void
+pump_open(struct fio_pump *p, struct fio_fd *in, int in_fd, struct fio_fd *out,
+	  int out_fd, char *buf, size_t size, uint64_t limit, unsigned flags)
+{
+	ck_assert_int_eq(fio_classify(in_fd, in), 0);
+	ck_assert_int_eq(fio_classify(out_fd, out), 0);
+	fio_pump_init(p, in, out, buf, size, limit, flags);
+}
 
 /* Everything the pump moves from in to out, with its steps' strategy. */
 static enum fio_strategy
@@ -113,8 +131,7 @@ START_TEST(small_file_sizes)
 	ck_assert(memcmp(got, data, 10) == 0);
 	fio_pump_end(&p);
 	close(fd);
-	close(sink[0]);
-	close(sink[1]);
+	close_pipe(sink);
 }
 END_TEST
 
@@ -136,8 +153,7 @@ START_TEST(small_file_bigger_than_buffer)
 	ck_assert_int_eq(p.eof, 0);
 	fio_pump_end(&p);
 	close(fd);
-	close(sink[0]);
-	close(sink[1]);
+	close_pipe(sink);
 }
 END_TEST
 
@@ -153,9 +169,7 @@ START_TEST(limit)
 	fio_reset();
 	ck_assert_int_eq(fio_disable(disable[_i]), 0);
 	ck_assert_int_eq(pipe(q), 0);
-	ck_assert_int_eq(fio_classify(fd, &in), 0);
-	ck_assert_int_eq(fio_classify(q[1], &out), 0);
-	fio_pump_init(&p, &in, &out, buf, sizeof buf, 7, 0);
+	pump_open(&p, &in, fd, &out, q[1], buf, sizeof buf, 7, 0);
 	pump_all(&p);
 	ck_assert_uint_eq(p.total, 7);
 	ck_assert_uint_eq(p.left, 0);
@@ -163,8 +177,7 @@ START_TEST(limit)
 	ck_assert(memcmp(got, "0123456", 7) == 0);
 	fio_pump_end(&p);
 	close(fd);
-	close(q[0]);
-	close(q[1]);
+	close_pipe(q);
 	fio_reset();
 }
 END_TEST
@@ -183,10 +196,8 @@ START_TEST(keep)
 	ck_assert_int_eq(pipe(r), 0);
 	ck_assert_int_eq(write(q[1], "line 1\nline 2\n", 14), 14);
 	close(q[1]);
-	ck_assert_int_eq(fio_classify(q[0], &in), 0);
-	ck_assert_int_eq(fio_classify(r[1], &out), 0);
-	fio_pump_init(&p, &in, &out, buf, sizeof buf, FIO_FOREVER,
-		      FIO_PUMP_USER);
+	pump_open(&p, &in, q[0], &out, r[1], buf, sizeof buf, FIO_FOREVER,
+		  FIO_PUMP_USER);
 	ck_assert_int_eq(fio_pump_strategy(&p), FIO_READ_WRITE);
 	ck_assert_int_eq(fio_pump_fill(&p), 14);
 	data = fio_pump_data(&p, &n);
@@ -198,8 +209,7 @@ START_TEST(keep)
 	ck_assert_int_eq(read(r[0], got, sizeof got), 7);
 	fio_pump_end(&p);
 	close(q[0]);
-	close(r[0]);
-	close(r[1]);
+	close_pipe(r);
 }
 END_TEST
 
@@ -251,8 +261,7 @@ START_TEST(gather)
 	close(fa);
 	close(fb);
 	close(fbig);
-	close(q[0]);
-	close(q[1]);
+	close_pipe(q);
 }
 END_TEST
 
@@ -265,9 +274,7 @@ START_TEST(refusal_downgrades)
 	int fd = spawn_temp_fd("0123456789", 0),
 	    o = spawn_temp_fd("", O_APPEND);
 
-	ck_assert_int_eq(fio_classify(fd, &in), 0);
-	ck_assert_int_eq(fio_classify(o, &out), 0);
-	fio_pump_init(&p, &in, &out, buf, sizeof buf, FIO_FOREVER, 0);
+	pump_open(&p, &in, fd, &out, o, buf, sizeof buf, FIO_FOREVER, 0);
 	ck_assert_int_eq(fio_pump_strategy(&p), FIO_COPY_FILE_RANGE);
 	pump_all(&p);
 	ck_assert_int_eq(fio_pump_strategy(&p), FIO_READ_WRITE);
@@ -304,10 +311,8 @@ START_TEST(signals)
 	sigaction(SIGUSR1, &sa, NULL);
 	ck_assert_int_eq(pipe(q), 0);
 	ck_assert_int_eq(pipe(r), 0);
-	ck_assert_int_eq(fio_classify(q[0], &in), 0);
-	ck_assert_int_eq(fio_classify(r[1], &out), 0);
-	fio_pump_init(&p, &in, &out, buf, sizeof buf, FIO_FOREVER,
-		      FIO_PUMP_SIGNALS | (_i ? FIO_PUMP_USER : 0));
+	pump_open(&p, &in, q[0], &out, r[1], buf, sizeof buf, FIO_FOREVER,
+		  FIO_PUMP_SIGNALS | (_i ? FIO_PUMP_USER : 0));
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -331,10 +336,8 @@ START_TEST(signals)
 	ck_assert_int_eq(write(q[1], "x", 1), 1);
 	ck_assert_int_eq(fio_pump_fill(&p), 1);
 	fio_pump_end(&p);
-	close(q[0]);
-	close(q[1]);
-	close(r[0]);
-	close(r[1]);
+	close_pipe(q);
+	close_pipe(r);
 	signal(SIGUSR1, SIG_DFL);
 }
 END_TEST
@@ -404,8 +407,7 @@ START_TEST(copy_strategies)
 	ck_assert_int_eq(used, FIO_READ_WRITE);
 	ck_assert_int_eq(read(p[0], buf, sizeof buf), 10);
 	fio_reset();
-	close(p[0]);
-	close(p[1]);
+	close_pipe(p);
 	close(fd);
 	close(out);
 }
@@ -516,7 +518,7 @@ START_TEST(bite_vote)
 	ck_assert_uint_eq(pump.chunk, FIO_SPLICE_CHUNK);
 	pump_all(&pump);
 	ck_assert_int_eq(pump.small, bite_votes[_i].small);
-	ck_assert_uint_eq(pump.vote.rounds, FIO_HOT_PROBE);
+	ck_assert_uint_eq(pump.vote.rounds, FIO_VOTE_ROUNDS);
 	fio_pump_next(&pump, &in2, FIO_FOREVER);
 	ck_assert_uint_eq(pump.chunk, bite_votes[_i].small ? FIO_SPLICE_BITE
 							   : FIO_SPLICE_CHUNK);
@@ -536,7 +538,7 @@ END_TEST
  * A reader that takes the pipe whole (it waits for a full pipe, then
  * splices all of it: pv's way) gets a bigger pipe once it has voted so:
  * the pump starts with FIO_PIPE_SIZE, grown from the kernel's 64 KiB for
- * a big file, and after FIO_HOT_PROBE chunks taken in one splice each it
+ * a big file, and after FIO_VOTE_ROUNDS chunks taken in one splice each it
  * is FIO_PIPE_GULP, with chunks of half that. The bytes are checked.
  */
 #define GULP_FILE (24 * MIB)
@@ -592,14 +594,12 @@ START_TEST(gulp_vote)
 		gulp_reader(p[0]);
 	}
 	close(p[0]);
-	ck_assert_int_eq(fio_classify(fd, &in), 0);
-	ck_assert_int_eq(fio_classify(p[1], &out), 0);
-	fio_pump_init(&pump, &in, &out, buf, sizeof buf, FIO_FOREVER, 0);
+	pump_open(&pump, &in, fd, &out, p[1], buf, sizeof buf, FIO_FOREVER, 0);
 	ck_assert_int_eq(fio_pump_strategy(&pump), FIO_SPLICE);
 	ck_assert_uint_eq(pump.out_pipe_size, FIO_PIPE_SIZE);
 	ck_assert_uint_eq(pump.chunk, FIO_PIPE_SIZE / 2);
 	pump_all(&pump);
-	ck_assert_uint_eq(pump.vote.rounds, FIO_HOT_PROBE);
+	ck_assert_uint_eq(pump.vote.rounds, FIO_VOTE_ROUNDS);
 	ck_assert_uint_eq(pump.out_pipe_size, FIO_PIPE_GULP);
 	ck_assert_uint_eq(pump.chunk, FIO_PIPE_GULP / 2);
 	ck_assert_int_eq(pump.small, 0);
@@ -747,8 +747,7 @@ START_TEST(pace_learns_within_a_call)
 		ck_assert_uint_eq(pc.taken, 0);
 		ck_assert_int_eq(read(p[0], buf, sizeof buf), sizeof buf);
 	}
-	close(p[0]);
-	close(p[1]);
+	close_pipe(p);
 }
 END_TEST
 

@@ -119,9 +119,7 @@ START_TEST(cat_many_files)
 	args[n++] = "-";
 	args[n++] = "-";
 	args[n] = NULL;
-	s.in = IN_PIPE;
-	s.in_data = "stdin\n";
-	s.in_len = 6;
+	spawn_feed(&s, IN_PIPE, "stdin\n", 6);
 	s.out = OUT_PIPE;
 	memcheck(&s, &r, "cat", args);
 	ck_assert(r.exited && r.status == 1);
@@ -178,9 +176,7 @@ START_TEST(pipebench_paths)
 
 	for (i = 0; i < len; i++)
 		data[i] = i % 2 ? '\n' : 'y';
-	s.in = IN_PIPE;
-	s.in_data = data;
-	s.in_len = len;
+	spawn_feed(&s, IN_PIPE, data, len);
 	s.out = _i == 0 ? OUT_PIPE : OUT_DEVNULL;
 	memcheck(&s, &r, "pipebench", sets[_i]);
 	ck_assert_msg(r.exited && r.status == 0, "set %d: %s", (int)_i, r.err);

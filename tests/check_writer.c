@@ -192,13 +192,13 @@ reader(int in, uint64_t len)
  * The reader's vote, independent of timing: a reader that takes 128 KiB
  * only from a full 1 MiB pipe leaves at least 896 KiB in it once it was
  * full, too full for a whole buffer at every write, so the thread stops
- * after exactly FIO_HOT_PROBE writes, and the caller writes on; forced,
+ * after exactly FIO_VOTE_ROUNDS writes, and the caller writes on; forced,
  * it never votes. Every byte checked by the reader.
  */
 START_TEST(vote_stops)
 {
 	const int forced = _i;
-	const uint64_t len = FIO_WRITER_START + (FIO_HOT_PROBE + 8) * CAP;
+	const uint64_t len = FIO_WRITER_START + (FIO_VOTE_ROUNDS + 8) * CAP;
 	struct fio_fd out;
 	struct fio_writer w;
 	char *buf = fio_buffer_alloc(CAP);
@@ -231,8 +231,8 @@ START_TEST(vote_stops)
 	ck_assert_int_eq(w.state, forced ? FIO_WRITER_TWO : FIO_WRITER_ONE_NOW);
 	ck_assert_int_eq(fio_writer_end(&w), 0);
 	/* Read once the thread is gone. Sync writes left the pipe full. */
-	ck_assert_uint_eq(w.vote.rounds, forced ? 0 : FIO_HOT_PROBE);
-	ck_assert_uint_eq(w.vote.bites, forced ? 0 : FIO_HOT_PROBE);
+	ck_assert_uint_eq(w.vote.rounds, forced ? 0 : FIO_VOTE_ROUNDS);
+	ck_assert_uint_eq(w.vote.signs, forced ? 0 : FIO_VOTE_ROUNDS);
 	close(p[1]);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,

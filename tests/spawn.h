@@ -100,6 +100,25 @@ const char *spawn_path(const char *prog);
  */
 const char *spawn_path_as_other(const char *prog);
 
+/*
+ * spawn_init: what every case sets: s runs prog with argv (NULL: { prog
+ * }) and the extra environment env (NULL-ended, or NULL), its standard
+ * output of the kind out. Other fields are left as they are (a case's
+ * struct starts {0}: standard input /dev/null). spawn_feed: standard
+ * input of the kind in, holding len bytes of data (IN_PIPE, IN_FILE,
+ * IN_NONBLOCK_PIPE).
+ */
+void spawn_init(struct spawn *s, const char *prog, const char *const *argv,
+		const char *const *env, enum spawn_out out);
+void spawn_feed(struct spawn *s, enum spawn_in in, const char *data,
+		size_t len);
+
+/*
+ * A pseudo-terminal in raw mode: its master and slave, or -1 (errno set;
+ * the ends opened so far are in *master and *slave, -1 otherwise).
+ */
+int spawn_open_pty(int *master, int *slave);
+
 /* Run s; returns 0, or -1 if the test's own setup failed (errno set). */
 int spawn_run(const struct spawn *s, struct spawn_result *r);
 
@@ -148,6 +167,26 @@ unsigned long spawn_version_needs(const char *prog);
  */
 int lines_check(const char *got, size_t got_len, const char *want,
 		size_t want_len, int repeat, char *msg, size_t msg_size);
+
+/* The whole file at path (malloc'd, a NUL after its *len bytes). */
+char *spawn_slurp(const char *path, size_t *len);
+
+/*
+ * The run gave exactly want on stdout (line by line, the first mismatch
+ * named), nothing on stderr, and status 0; what names it in a failure.
+ */
+void spawn_check_output(const struct spawn_result *r, const char *want,
+			size_t want_len, const char *what);
+
+/*
+ * argv[1..] from the case's args (at most n, NULL-ended if fewer), each
+ * "@" standing for path.
+ */
+void spawn_with_args(const char **argv, const char *const *args, int n,
+		     const char *path);
+
+/* The number after "key": in a line of JSON, or -1 if there is none. */
+double spawn_json_number(const char *json, const char *key);
 
 /*
  * Run a suite with Check's usual output; the exit status for automake:

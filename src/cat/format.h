@@ -16,35 +16,10 @@
 #include "scan.h"
 
 /*
- * cat's read() size, and the size at which its output buffer is written.
- * GNU cat's 128 KiB (coreutils' ioblksize.h measured it against syscall
- * overhead). fc-v669, `cat -n` of 500 MB of text to /dev/null, ms, 3
- * runs: 64 KiB 250-254, 128 KiB 263-271, 512 KiB 265-273; into a read()
- * reader (before the pipe was grown) 64 KiB 831-1343, 128 KiB 805-840,
- * 512 KiB 816-1563. fc-v769, into a splicing reader, -A/-n, ms, 5 runs:
- * 32 KiB 311/324, 64 KiB 275/273, 128 KiB 266/264, 256 KiB 260/267,
- * 512 KiB 285/324 (-A, another run: reads of 64 or 128 KiB with writes
- * of 256 KiB 227 each, reads of 128 KiB with writes of 1 MiB 284: the
- * output buffer leaves the cache). Flat from 64 to 256 KiB on both:
- * GNU's value kept. With the writer's thread (CAT_OUT = 2 x CAT_BUF, three
- * of them), 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0 (AMD EPYC,
- * 2026-11-26), `make bench-sweep SWEEP="CAT_BUF 65536 131072 262144"`
- * WORKLOADS=fmt RUNS=7, into the splicing pipebench, GB/s, 64 / 128 / 256
- * KiB placed free, split, same: -n ext4 2.76 / 2.86 / 3.03, 1.81 / 1.87 /
- * 1.93, 1.76 / 1.84 / 1.88; -v ext4 3.77 / 3.72 / 4.24, 2.35 / 2.44 /
- * 2.51, 2.25 / 2.45 / 2.56; -n tmpfs 2.57 / 2.67 / 2.50, 1.69 / 1.76 /
- * 1.80, 1.67 / 1.73 / 1.74; -v tmpfs 3.26 / 3.78 / 3.96, 2.07 / 2.11 /
- * 2.14, 1.76 / 2.11 / 2.32. Worst ratio to the best value: 64 KiB 0.76x,
- * 128 KiB 0.88x, 256 KiB 0.94x; but 256 KiB puts `cat -n` into a pipe at
- * 3,544 KiB of peak RSS against GNU HEAD's 2,124 (the limit is 1 MiB more;
- * 128 KiB: 2,616). 256 KiB with CAT_OUT kept at 256 KiB, 7 runs, 128 /
- * 256+256 / 256 KiB: -n ext4 free 2.24 / 2.76 / 2.82, same 1.79 / 1.79 /
- * 1.83; -v ext4 3.11 / 3.64 / 3.94, 2.46 / 2.48 / 2.56; -n tmpfs 2.75 /
- * 2.84 / 2.77, 1.74 / 1.74 / 1.78; -v tmpfs 3.72 / 4.10 / 4.36, 2.26 /
- * 2.31 / 2.39: ahead where the threads run free, and free placement
- * spreads widely here (128 KiB's -n ext4 was 2.86 in the sweep). Not
- * measured on the Xeon since the writer's thread came: 128 KiB stays until
- * it is.
+ * cat's read() size, and the size at which its output buffer is written:
+ * GNU cat's 128 KiB, which stays in L2 beside the output buffer; larger
+ * was faster on one machine but costs peak RSS past GNU HEAD's plus 1 MiB
+ * (BENCHMARKS.md, "CAT_BUF").
  */
 #ifndef CAT_BUF /* a guard only for bench/sweep.sh's variants */
 #define CAT_BUF ((size_t)128 << 10)

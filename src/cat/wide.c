@@ -12,16 +12,8 @@
  * way), for one 64-byte store. No table, no branch per byte. A chunk
  * with bytes from 0x80 up (-v) goes show.c's way (show_chunk() or a
  * byte at a time), as does one with CR LF under -E without -v (^M$).
- * fc-v669 (Intel Xeon with AVX-512, 2026-11-25), task-clock to /dev/null,
- * ms, medians of 5 interleaved runs, against show.c (shown_with() for
- * -E and -ET): 500 MB of C headers -E 115/156, -A 119/143, -v 95/104, -T
- * 102/110, -ET 119/175; 200 MB of binaries -E 44/49, -A 136/141, -v
- * 139/142, -T 41/45; 100 MB of Russian in UTF-8 (high bytes: show.c's
- * way in both) -A 83/86, -v 88/89; 106 MB of the headers with every e as
- * é -E 25/33, -A 50/57. Its prefixes put with a vpcompressb and a second
- * vpexpandb, instead of '$' written over the LFs' slots: -A 136 against
- * 119 on the headers; with that overwrite skipped where a block has no
- * LF, 148 (the branch goes either way).
+ * Where the CPU has VBMI2, this loop or show.c's AVX2 loops: BENCHMARKS.md,
+ * "The formatting loops".
  */
 #include "config.h"
 

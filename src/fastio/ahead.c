@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fastio.h"
+#include "machine.h"
 #include "sys.h"
 #include "tune.h"
 

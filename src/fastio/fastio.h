@@ -6,19 +6,9 @@
  * libfastio: classify file descriptors once, then move bytes between them
  * with the fastest strategy the kernel accepts for that pair of kinds. The
  * programs say what to move (a pattern forever, or an input to an output);
- * this library alone decides how. The places that decide, one a job:
- *   pump.c, pick(): how an input moves to an output (cat, pipebench),
- *     and flush_mid(): smaller splices for a reader of small bites, and
- *     when to sleep while a pipe's reader makes room (pace.c);
- *   repeat.c, repeat_strategies[]: how a pattern repeats (yes), in
- *     order tee, vmsplice, write, and which tee source;
- *   writer.c, fio_writer_init() and reader_behind(): whether a second
- *     thread writes a program's bulk output;
- *   ahead.c, fio_ahead_start(): whether a second thread reads small
- *     files ahead;
- *   and, outside the library, cat's formatter picks its loop by CPU and
- *   options (cat/format.c, pick_loop()), which is arithmetic, not I/O.
- * Each honours FASTIO_DISABLE and FASTIO_FORCE (strategy.c).
+ * this library alone decides how, one place a job (doc/design.md, "The
+ * places that decide"), each honouring FASTIO_DISABLE and FASTIO_FORCE
+ * (strategy.c).
  *
  * Contract shared by every strategy: it returns FIO_DONE when its step or
  * job is finished, FIO_UNSUPPORTED when the kernel refused it before the
@@ -94,6 +84,8 @@ enum fio_strategy {
 	FIO_THREAD,   /* a second thread writes bulk output (writer.c) */
 	FIO_AHEAD,    /* a second thread reads small files ahead (ahead.c) */
 	FIO_PACE,     /* sleep while a pipe's reader makes room (pace.c) */
+	FIO_START,    /* a pattern's first bytes by plain write(), the
+			 machinery only for a long stream (repeat.c) */
 	FIO_STRATEGY_COUNT
 };
 
@@ -209,24 +201,27 @@ int fio_repeat(const struct fio_fd *out, const void *pattern, size_t len,
 /* Which end of a move failed. */
 enum fio_side { FIO_SIDE_INPUT, FIO_SIDE_OUTPUT };
 
-/* Bits of fio_pump_init's flags. */
-#define FIO_PUMP_USER                                                          \
-	0x1u /* the bytes pass through buf, where the                          \
-	      * caller sees them between fill and flush */
-#define FIO_PUMP_SIGNALS                                                       \
-	0x2u /* a signal ends a waiting call: -1/EINTR,                        \
-	      * nothing lost, the call may be repeated */
-#define FIO_PUMP_GATHER                                                        \
-	0x4u /* bytes read from regular files wait in                          \
-	      * buf for the next input's (few, big writes) */
+/*
+ * Bits of fio_pump_init's flags. FIO_PUMP_USER: the bytes pass through
+ * buf, where the caller sees them between fill and flush.
+ * FIO_PUMP_SIGNALS: a signal ends a waiting call (-1/EINTR, nothing lost,
+ * the call may be repeated). FIO_PUMP_GATHER: bytes read from regular
+ * files wait in buf for the next input's (few, big writes).
+ * FIO_PUMP_KEEP_PIPES: no pipe is grown (a meter's relay between two
+ * programs keeps the pipes as big as a shell's would be).
+ */
+#define FIO_PUMP_USER	    0x1u
+#define FIO_PUMP_SIGNALS    0x2u
+#define FIO_PUMP_GATHER	    0x4u
+#define FIO_PUMP_KEEP_PIPES 0x8u
 
 /*
- * A reader's vote on its bites: how many of the first rounds of a stream
- * needed several splices to go out, and how many one (sys.h,
+ * A reader's vote: of the first rounds of a stream, how many showed the
+ * sign asked about, and how many went out in one splice (vote.h,
  * fio_vote_count).
  */
 struct fio_vote {
-	unsigned rounds, bites, gulps;
+	unsigned rounds, signs, wholes;
 };
 
 /* The pace of a pipe's reader while it had bytes to read: it took
@@ -269,7 +264,7 @@ struct fio_pump {
 	int grown;	      /* the output pipe's growth was decided */
 	size_t grown_from;    /* we grew it from this size (0: not) */
 	size_t chunk;	      /* bytes per zero-copy call */
-	struct fio_vote vote; /* the reader's (pump.c, flush_mid) */
+	struct fio_vote vote; /* the reader's (pump.c, vote()) */
 	int small;	      /* it voted for small splices from files */
 	struct fio_pace pace; /* the output pipe's reader (pace.c) */
 	int eof;	      /* this input is known to be at its end */
@@ -323,6 +318,15 @@ int fio_pump_flush_all(struct fio_pump *p);
  * or wrote them its own way (n = 0).
  */
 void fio_pump_keep(struct fio_pump *p, size_t n);
+
+/*
+ * fio_pump_grow: for a relay whose stream has shown it is long: grow the
+ * output pipe to size bytes (given back at fio_pump_end) and size the
+ * splices by it and by the input's pipe_size, which the caller may have
+ * grown too. Returns the output pipe's capacity in effect (0: not a pipe,
+ * or not known).
+ */
+size_t fio_pump_grow(struct fio_pump *p, size_t size);
 
 /* fio_pump_data: the held bytes of the user path (NULL on a kernel path). */
 const char *fio_pump_data(const struct fio_pump *p, size_t *len);

@@ -14,18 +14,14 @@
 #include "tune.h"
 
 /*
- * The one place EINTR is retried; every byte-moving syscall goes through
- * it. With interruptible set, the interrupted call returns -1/EINTR to
- * its caller.
+ * The one place EINTR is retried: r = call, again while it is interrupted
+ * and the caller did not ask to see signals (interruptible), which then
+ * get -1/EINTR. Every byte-moving syscall goes through it.
  */
-#define RETRY(call, interruptible)                                             \
-	do {                                                                   \
-		ssize_t r_;                                                    \
-		do                                                             \
-			r_ = (call);                                           \
-		while (r_ < 0 && errno == EINTR && !(interruptible));          \
-		return r_;                                                     \
-	} while (0)
+#define RETRY_EINTR(r, call, interruptible)                                    \
+	do                                                                     \
+		(r) = (call);                                                  \
+	while ((r) < 0 && errno == EINTR && !(interruptible))
 
 static size_t
 cap(size_t len)
@@ -36,19 +32,26 @@ cap(size_t len)
 ssize_t
 fio_read(int fd, void *buf, size_t len, int interruptible)
 {
-	RETRY(read(fd, buf, cap(len)), interruptible);
+	ssize_t r;
+
+	RETRY_EINTR(r, read(fd, buf, cap(len)), interruptible);
+	return r;
 }
 
 ssize_t
 fio_write(int fd, const void *buf, size_t len, int interruptible)
 {
-	RETRY(write(fd, buf, cap(len)), interruptible);
+	ssize_t r;
+
+	RETRY_EINTR(r, write(fd, buf, cap(len)), interruptible);
+	return r;
 }
 
 ssize_t
 fio_vmsplice(int fd, const struct iovec *iov, size_t count, unsigned flags)
 {
 	size_t total = 0, i;
+	ssize_t r;
 
 	if (count > IOV_MAX)
 		count = IOV_MAX;
@@ -57,31 +60,46 @@ fio_vmsplice(int fd, const struct iovec *iov, size_t count, unsigned flags)
 			break;
 		total += iov[i].iov_len;
 	}
-	RETRY(vmsplice(fd, iov, i, flags), 0);
+	RETRY_EINTR(r, vmsplice(fd, iov, i, flags), 0);
+	return r;
 }
 
 ssize_t
 fio_tee(int in, int out, size_t len, unsigned flags)
 {
-	RETRY(tee(in, out, cap(len), flags), 0);
+	ssize_t r;
+
+	RETRY_EINTR(r, tee(in, out, cap(len), flags), 0);
+	return r;
 }
 
 ssize_t
 fio_splice(int in, int out, size_t len, unsigned flags, int interruptible)
 {
-	RETRY(splice(in, NULL, out, NULL, cap(len), flags), interruptible);
+	ssize_t r;
+
+	RETRY_EINTR(r, splice(in, NULL, out, NULL, cap(len), flags),
+		    interruptible);
+	return r;
 }
 
 ssize_t
 fio_copy_file_range(int in, int out, size_t len, int interruptible)
 {
-	RETRY(copy_file_range(in, NULL, out, NULL, cap(len), 0), interruptible);
+	ssize_t r;
+
+	RETRY_EINTR(r, copy_file_range(in, NULL, out, NULL, cap(len), 0),
+		    interruptible);
+	return r;
 }
 
 ssize_t
 fio_sendfile(int out, int in, size_t len, int interruptible)
 {
-	RETRY(sendfile(out, in, NULL, cap(len)), interruptible);
+	ssize_t r;
+
+	RETRY_EINTR(r, sendfile(out, in, NULL, cap(len)), interruptible);
+	return r;
 }
 
 int

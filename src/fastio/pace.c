@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "fastio.h"
+#include "pace.h"
 #include "sys.h"
 #include "tune.h"
 
@@ -14,33 +15,107 @@
  * Pacing a pipe for its reader. A writer that blocks on a full pipe is
  * woken by the reader's next read(), and a reader that reads a page at a
  * time (mawk, a Python line loop) then wakes it once a page, and pays
- * for each wake-up: mawk spent 0.29-0.53 s of system time on 500 MB
- * from a pipe, 0.06-0.10 s reading the file itself (6.18.44-fc-v782,
- * AMD EPYC, wake-up 5.3-6.1 us). So when the pipe lacks room for the
- * next chunk, the writer sleeps for the time the reader needs to make
- * that room, and is then woken by its own timer, once a chunk. Where the
- * reader stalls, or is so fast or so slow that wake-ups cost little, the
- * blocking call waits as before. Timing only decides when to look again:
- * no byte depends on it.
+ * for each wake-up (BENCHMARKS.md, "FIO_PACE_LOOKS"). So when the pipe
+ * lacks room for the next chunk, the writer sleeps for the time the
+ * reader needs to make that room, and is then woken by its own timer,
+ * once a chunk. Where the reader stalls, or is so fast or so slow that
+ * wake-ups cost little, the blocking call waits as before. Timing only
+ * decides when to look again: no byte depends on it.
  *
  * The reader's pace is learnt only between two looks of one call, when
  * the pipe held bytes throughout. Between calls the writer was away (a
  * cold file's pages, a slow input), and the reader may have waited on an
  * empty pipe: a pace taken across that wait is too slow, and sleeping by
- * it starved `wc -l` of a cold file for up to 4 ms a time (0.287 s
- * against 0.256 unpaced, fc-v782). Until a pace is known, the first look
- * sleeps FIO_PACE_MIN_NS to learn it.
+ * it starved `wc -l` of a cold file. Until a pace is known, the first
+ * look sleeps FIO_PACE_MIN_NS to learn it.
  *
  * Only a reader of small bites is paced. One that has freed half the
  * pipe by the first look, just after a splice found the pipe full, or
  * that takes half a pipe within FIO_PACE_MIN_NS and twice our last
  * sleep's lateness (a sleep lasts 50-150 us more than asked on a virtual
  * machine), or that empties it within one of our sleeps, outruns the
- * timer and is left alone for a while:
- * sleeping for such a reader starved `yes | pipebench --touch` (0.47x),
- * and looking at its pipe after every short splice cost a splicing
- * reader 0.88x (fc-v782).
+ * timer: a strike. Two strikes in a row (one may be our own lateness)
+ * leave it to the kernel for FIO_PACE_SKIP calls, and its pace is then
+ * learnt anew. Sleeping for such a reader starved it, and looking at its
+ * pipe after every short splice cost a splicing reader.
+ *
+ * The decision (fio_pace_begin, fio_pace_next) is arithmetic on what a
+ * look saw; fio_pace() makes the looks and the sleeps.
  */
+
+/* The reader outran the timer: a strike; two in a row and it is left alone. */
+static void
+strike(struct fio_pace *pc)
+{
+	if (++pc->fast < 2)
+		return;
+	pc->fast = 0;
+	pc->skip = FIO_PACE_SKIP;
+	pc->taken = 0;
+}
+
+int
+fio_pace_begin(struct fio_pace *pc)
+{
+	if (pc->skip == 0)
+		return 1;
+	pc->skip--;
+	return 0;
+}
+
+uint64_t
+fio_pace_next(struct fio_pace *pc, struct fio_pace_call *c,
+	      const struct fio_pace_look *l)
+{
+	uint64_t taken = l->sent - l->queued, wait;
+	size_t room = l->size - l->queued,
+	       want = l->want > l->size / 2 ? l->size / 2 : l->want;
+
+	if (c->looks++ > 0) {
+		if (taken == c->before)
+			return 0; /* the reader stalls */
+		pc->late =
+		    l->now - c->at > c->wait ? l->now - c->at - c->wait : 0;
+		/* Emptied within our sleep: a pace taken from it would be
+		 * too slow, and the next sleep would starve the reader. */
+		if (l->queued == 0) {
+			pc->taken = 0;
+			strike(pc);
+			return 0;
+		}
+		pc->ns = l->now - c->at;
+		pc->taken = taken - c->before;
+	}
+	c->at = l->now;
+	c->before = taken;
+	/* Half a pipe free just after a splice found it full: the reader
+	 * takes big bites quickly. */
+	if (c->looks == 1 && room >= l->size / 2) {
+		strike(pc);
+		return 0;
+	}
+	/* Half a pipe left is the reader's margin for our lateness. */
+	if (room >= want)
+		return 0;
+	if (pc->taken == 0) {
+		wait = FIO_PACE_MIN_NS;
+	} else if ((uint64_t)(l->size / 2) * pc->ns / pc->taken <
+		   FIO_PACE_MIN_NS + 2 * pc->late) {
+		/* Half a pipe lasts it less than a sleep of ours. A second
+		 * strike needs a pace learnt anew: one late sleep of ours
+		 * would otherwise count twice. */
+		pc->taken = 0;
+		strike(pc);
+		return 0;
+	} else {
+		wait = (uint64_t)(want - room) * pc->ns / pc->taken;
+		pc->fast = 0;
+	}
+	if (wait < FIO_PACE_MIN_NS || wait > FIO_PACE_MAX_NS)
+		return 0;
+	c->wait = wait;
+	return wait;
+}
 
 static uint64_t
 now_ns(void)
@@ -51,86 +126,26 @@ now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/*
- * The reader outran the timer. Twice in a row (once may be our own
- * lateness), and it is waited for in the kernel for the next
- * FIO_PACE_SKIP calls without a look (a look takes the pipe's lock from
- * the reader), then learnt anew.
- */
-static void
-too_fast(struct fio_pace *pc)
-{
-	if (++pc->fast < 2)
-		return;
-	pc->fast = 0;
-	pc->skip = FIO_PACE_SKIP;
-	pc->taken = 0;
-}
-
 void
 fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent, size_t want)
 {
+	struct fio_pace_call c = {0, 0, 0, 0};
+	struct fio_pace_look l = {size, sent, want, 0, 0};
 	struct timespec ts;
-	uint64_t t, taken, at = 0, before = 0, wait = 0;
-	int queued, i;
+	uint64_t wait;
+	int queued;
 
 	/* size 0: a pipe whose size we do not know. */
-	if (size == 0 || !fio_enabled(FIO_PACE))
+	if (size == 0 || !fio_enabled(FIO_PACE) || !fio_pace_begin(pc))
 		return;
-	if (pc->skip > 0) {
-		pc->skip--;
-		return;
-	}
-	/* Half a pipe left is the reader's margin for our lateness. */
-	if (want > size / 2)
-		want = size / 2;
-	for (i = 0; i < FIO_PACE_LOOKS; i++) {
+	while (c.looks < FIO_PACE_LOOKS) {
 		if (ioctl(fd, FIONREAD, &queued) < 0 || queued < 0 ||
 		    (size_t)queued > size)
 			return;
-		t = now_ns();
-		taken = sent - (uint64_t)queued;
-		if (i > 0) {
-			if (taken == before)
-				return; /* the reader stalls */
-			pc->late = t - at > wait ? t - at - wait : 0;
-			/* Emptied within our sleep: a pace taken from it
-			 * would be too slow, and the next sleep would
-			 * starve the reader again. */
-			if (queued == 0) {
-				pc->taken = 0;
-				too_fast(pc);
-				return;
-			}
-			pc->ns = t - at;
-			pc->taken = taken - before;
-		}
-		at = t;
-		before = taken;
-		/* Half a pipe free just after a splice found it full: the
-		 * reader takes big bites quickly. */
-		if (i == 0 && size - (size_t)queued >= size / 2) {
-			too_fast(pc);
-			return;
-		}
-		if (size - (size_t)queued >= want)
-			return;
-		if (pc->taken == 0) {
-			wait = FIO_PACE_MIN_NS;
-		} else if ((uint64_t)(size / 2) * pc->ns / pc->taken <
-			   FIO_PACE_MIN_NS + 2 * pc->late) {
-			/* Half a pipe lasts it less than a sleep of ours.
-			 * A second strike needs a pace learnt anew: one late
-			 * sleep of ours would otherwise count twice. */
-			pc->taken = 0;
-			too_fast(pc);
-			return;
-		} else {
-			wait = (uint64_t)(want - (size - (size_t)queued)) *
-			       pc->ns / pc->taken;
-			pc->fast = 0;
-		}
-		if (wait < FIO_PACE_MIN_NS || wait > FIO_PACE_MAX_NS)
+		l.queued = (size_t)queued;
+		l.now = now_ns();
+		wait = fio_pace_next(pc, &c, &l);
+		if (wait == 0)
 			return;
 		ts.tv_sec = (time_t)(wait / 1000000000u);
 		ts.tv_nsec = (long)(wait % 1000000000u);

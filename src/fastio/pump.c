@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "fastio.h"
+#include "pace.h"
 #include "sys.h"
+#include "vote.h"
 #include "tune.h"
 
 /*
@@ -105,7 +107,8 @@ grow_out(struct fio_pump *p, size_t size)
 {
 	size_t was = p->out_pipe_size;
 
-	if (p->out->kind != FIO_PIPE || was >= size)
+	if (p->out->kind != FIO_PIPE || was >= size ||
+	    (p->flags & FIO_PUMP_KEEP_PIPES))
 		return;
 	p->out_pipe_size = fio_pipe_grow(p->out->fd, size);
 	if (p->out_pipe_size > was && p->grown_from == 0)
@@ -127,6 +130,15 @@ grow_for(struct fio_pump *p, uint64_t bytes)
 		p->grown = 1;
 		grow_out(p, FIO_PIPE_SIZE);
 	}
+}
+
+size_t
+fio_pump_grow(struct fio_pump *p, size_t size)
+{
+	grow_out(p, size);
+	if (p->strategy == FIO_SPLICE)
+		set_chunk(p);
+	return p->out_pipe_size;
 }
 
 void
@@ -221,19 +233,19 @@ drain_mid(struct fio_pump *p)
 /*
  * The reader's vote on a full chunk that took calls splices: one that
  * takes small bites gets smaller chunks from files from now on, one that
- * takes the pipe whole a bigger pipe (FIO_HOT_PROBE in tune.h).
+ * takes the pipe whole a bigger pipe (FIO_VOTE_ROUNDS in tune.h).
  */
 static void
 vote(struct fio_pump *p, unsigned calls)
 {
-	switch (fio_vote_count(&p->vote, calls >= FIO_HOT_BITE, calls == 1)) {
-	case FIO_VOTE_BITES:
+	switch (fio_vote_count(&p->vote, calls >= FIO_VOTE_BITE, calls == 1)) {
+	case FIO_VOTE_SIGN:
 		if (fio_enabled(FIO_BITES)) {
 			p->small = 1;
 			p->chunk = fio_min(p->chunk, FIO_SPLICE_BITE);
 		}
 		break;
-	case FIO_VOTE_GULPS:
+	case FIO_VOTE_WHOLE:
 		grow_out(p, FIO_PIPE_GULP);
 		break;
 	}

@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "fastio.h"
-#include "sys.h"
+#include "machine.h"
+#include "vote.h"
 #include "tune.h"
 
 static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
@@ -27,6 +28,7 @@ static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
     [FIO_THREAD] = "thread",
     [FIO_AHEAD] = "ahead",
     [FIO_PACE] = "pace",
+    [FIO_START] = "start",
 };
 
 /* Words of earlier releases, which users may have typed: "hot" was the
@@ -185,15 +187,15 @@ fio_init(void)
 }
 
 int
-fio_vote_count(struct fio_vote *v, int aye, int gulp)
+fio_vote_count(struct fio_vote *v, int sign, int whole)
 {
-	if (v->rounds >= FIO_HOT_PROBE)
+	if (v->rounds >= FIO_VOTE_ROUNDS)
 		return 0;
-	v->bites += aye != 0;
-	v->gulps += gulp != 0;
-	if (++v->rounds < FIO_HOT_PROBE)
+	v->signs += sign != 0;
+	v->wholes += whole != 0;
+	if (++v->rounds < FIO_VOTE_ROUNDS)
 		return 0;
-	if (2 * v->bites >= FIO_HOT_PROBE)
-		return FIO_VOTE_BITES;
-	return 2 * v->gulps > FIO_HOT_PROBE ? FIO_VOTE_GULPS : 0;
+	if (2 * v->signs >= FIO_VOTE_ROUNDS)
+		return FIO_VOTE_SIGN;
+	return 2 * v->wholes > FIO_VOTE_ROUNDS ? FIO_VOTE_WHOLE : 0;
 }

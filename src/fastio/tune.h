@@ -34,7 +34,7 @@
 
 /*
  * The output pipe of a reader that takes it whole, a splice at a time
- * (pv: the reader's vote, FIO_VOTE_GULPS): such a reader is woken once a
+ * (pv: the reader's vote, FIO_VOTE_WHOLE): such a reader is woken once a
  * pipeful, and a pipeful of 512 KiB wakes it twice as often as one of
  * 1 MiB. A reader that read()s gains nothing from it.
  */
@@ -56,6 +56,18 @@
  */
 #ifndef FIO_PIPE_WRITE_CHUNK
 #define FIO_PIPE_WRITE_CHUNK ((size_t)8 << 10)
+#endif
+
+/*
+ * The start of every repeated stream (repeat.c): write()s of whole
+ * patterns filling FIO_START_CHUNK, GNU 9.1's BUFSIZ, until the reader
+ * has taken FIO_START_BYTES more than the output pipe holds. Only then
+ * are the pipes grown and the tee or vmsplice machinery built: a reader
+ * of a few lines never pays for it.
+ */
+#define FIO_START_CHUNK ((size_t)8 << 10)
+#ifndef FIO_START_BYTES
+#define FIO_START_BYTES ((uint64_t)64 << 10)
 #endif
 
 /*
@@ -83,16 +95,16 @@
 #endif
 
 /*
- * The reader's vote (sys.h, fio_vote_count): of the first FIO_HOT_PROBE
- * rounds, half or more took FIO_HOT_BITE splices or more to go out, and
+ * The reader's vote (sys.h, fio_vote_count): of the first FIO_VOTE_ROUNDS
+ * rounds, half or more took FIO_VOTE_BITE splices or more to go out, and
  * the reader takes small bites: yes's tee source turns hot (repeat.c),
  * cat's file splices shrink to FIO_SPLICE_BITE (pump.c). A count, not a
  * timing: FIONREAD at a round's start cannot tell the readers apart.
  */
-#ifndef FIO_HOT_PROBE
-#define FIO_HOT_PROBE 32u
+#ifndef FIO_VOTE_ROUNDS
+#define FIO_VOTE_ROUNDS 32u
 #endif
-#define FIO_HOT_BITE 3u
+#define FIO_VOTE_BITE 3u
 
 /*
  * Bytes a slot of either tee source holds less than a page, so that the
@@ -102,9 +114,6 @@
 #ifndef FIO_SLOT_SHORT
 #define FIO_SLOT_SHORT ((size_t)32)
 #endif
-
-/* Chunk when the big buffer cannot be mapped (tight RLIMIT_AS); GNU's. */
-#define FIO_SMALL_CHUNK ((size_t)8 << 10)
 
 /*
  * splice() size per call from a pipe, and from a file into the private
@@ -172,7 +181,7 @@
  * before one splice, each between FIO_PACE_MIN_NS (the kernel's default
  * timer slack: a shorter sleep lasts that long anyway; also the one
  * sleep that learns a new reader's pace) and FIO_PACE_MAX_NS (a reader
- * that needs longer to take half a 1 MiB pipe reads under 26 MB/s and
+ * that needs longer to take half a 512 KiB pipe reads under 13 MB/s and
  * wakes us too rarely to matter).
  */
 #ifndef FIO_PACE_LOOKS

@@ -15,7 +15,9 @@
 #include <sys/ioctl.h>
 
 #include "fastio.h"
+#include "machine.h"
 #include "sys.h"
+#include "vote.h"
 #include "tune.h"
 
 #define N FIO_WRITER_BUFS
@@ -37,12 +39,10 @@ fio_writer_init(struct fio_writer *w, struct fio_fd *out, char *buf, size_t cap)
 }
 
 /*
- * The reader's vote (sys.h), while it lasts: a pipe too full to take the
+ * The reader's vote (vote.h), while it lasts: a pipe too full to take the
  * whole buffer means the reader is slower than we write, and the thread
- * only takes CPU from it (cat -n into md5sum: 5% slower; BENCHMARKS.md,
- * "Strategies"). Full
- * at 2,260 of 2,280 writes into md5sum, 1,983 into awk; at 1-19 into
- * pipebench, wc -l, GNU cat.
+ * only takes CPU from it (BENCHMARKS.md, "Strategies": the writer's
+ * thread).
  */
 static int
 reader_behind(struct fio_writer *w, size_t n)
@@ -50,12 +50,12 @@ reader_behind(struct fio_writer *w, size_t n)
 	int queued = 0;
 
 	if (fio_forced(FIO_THREAD) || w->out->kind != FIO_PIPE ||
-	    w->out->pipe_size == 0 || w->vote.rounds >= FIO_HOT_PROBE)
+	    w->out->pipe_size == 0 || w->vote.rounds >= FIO_VOTE_ROUNDS)
 		return 0;
 	if (ioctl(w->out->fd, FIONREAD, &queued) < 0)
 		queued = 0;
 	return fio_vote_count(&w->vote, (size_t)queued + n > w->out->pipe_size,
-			      0) == FIO_VOTE_BITES;
+			      0) == FIO_VOTE_SIGN;
 }
 
 static void *

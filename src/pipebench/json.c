@@ -71,6 +71,13 @@ pb_json_real(struct pb_json *j, const char *key, double v, int decimals)
 }
 
 void
+pb_json_null(struct pb_json *j, const char *key)
+{
+	json_key(j, key);
+	fputs("null", j->f);
+}
+
+void
 pb_json_bool(struct pb_json *j, const char *key, int v)
 {
 	json_key(j, key);

@@ -100,6 +100,25 @@ failed(const struct fio_pump *p)
 	return -1;
 }
 
+/*
+ * A relay's own pipes grow to PB_PIPE_SIZE once the stream has outgrown
+ * the input pipe it came in: a meter of a few lines costs what cat does,
+ * and a long stream is measured through the pipes of a meter. (--exec
+ * and --compare grow their pipe before the producer starts, so that
+ * every producer finds the same pipe: pb_start_producer.)
+ */
+static void
+grow_when_long(struct pb_transfer *r, struct fio_pump *p)
+{
+	if (r->grown || r->bytes <= r->in.pipe_size)
+		return;
+	r->grown = 1;
+	if (r->in.kind == FIO_PIPE)
+		r->in.pipe_size = fio_pipe_grow(r->in.fd, PB_PIPE_SIZE);
+	if (r->out.kind == FIO_PIPE)
+		r->out.pipe_size = fio_pump_grow(p, PB_PIPE_SIZE);
+}
+
 /* The pump's steps until the end, a limit, an error or a SIGINT. */
 static int
 pump_through(struct pb_transfer *r, struct fio_pump *p)
@@ -129,6 +148,7 @@ pump_through(struct pb_transfer *r, struct fio_pump *p)
 		count(r, p->total);
 		if (rc < 0 && errno != EINTR)
 			return failed(p);
+		grow_when_long(r, p);
 	}
 	return 0;
 }
@@ -148,11 +168,6 @@ pb_measure(struct pb_transfer *r, char *buf)
 
 	(void)fio_classify(r->in.fd, &r->in);
 	(void)fio_classify(r->out.fd, &r->out);
-	/* A relay's own pipes, grown whatever moves the bytes. */
-	if (r->in.kind == FIO_PIPE)
-		r->in.pipe_size = fio_pipe_grow(r->in.fd, PB_PIPE_SIZE);
-	if (r->out.kind == FIO_PIPE)
-		r->out.pipe_size = fio_pipe_grow(r->out.fd, PB_PIPE_SIZE);
 	if (opt->touch || opt->max_lines || pb_expected.buf != NULL)
 		flags |= FIO_PUMP_USER;
 	atomic_store_explicit(&moved, 0, memory_order_relaxed);

@@ -49,6 +49,7 @@ enum {
 	OPT_EXPORT_JSON,
 	OPT_EXPORT_MARKDOWN,
 	OPT_REFERENCE,
+	OPT_PIPELINE,
 	OPT_HELP,
 	OPT_VERSION
 };
@@ -75,6 +76,7 @@ static const struct option longopts[] = {
     {"export-json", required_argument, NULL, OPT_EXPORT_JSON},
     {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
     {"reference", required_argument, NULL, OPT_REFERENCE},
+    {"pipeline", no_argument, NULL, OPT_PIPELINE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -89,8 +91,9 @@ usage(int status_code)
 	}
 	printf("Usage: %s [OPTION]...\n"
 	       "  or:  %s [OPTION]... --exec -- COMMAND [ARG]...\n"
-	       "  or:  %s [OPTION]... --compare COMMAND...\n",
-	       program_name, program_name, program_name);
+	       "  or:  %s [OPTION]... --compare COMMAND...\n"
+	       "  or:  %s [OPTION]... --pipeline 'COMMAND | COMMAND...'\n",
+	       program_name, program_name, program_name, program_name);
 	fputs(
 	    "Pass standard input to standard output unchanged and report the\n"
 	    "throughput.\n"
@@ -143,6 +146,11 @@ usage(int status_code)
 	    "the first)\n"
 	    "      --export-json=F  write every run of the comparison to F\n"
 	    "      --export-markdown=F  write the comparison's table to F\n"
+	    "      --pipeline       run the pipeline's stages, each on pipes "
+	    "of our own,\n"
+	    "                       meter each and name the one that holds "
+	    "the rest\n"
+	    "                       back (--export-csv: a row a stage)\n"
 	    "      --help           display this help and exit\n"
 	    "      --version        output version information and exit\n"
 	    "\n"
@@ -151,7 +159,8 @@ usage(int status_code)
 	    "\n"
 	    "Examples:\n"
 	    "  yes | pipebench --bytes 10G --touch > /dev/null\n"
-	    "  pipebench --compare 'yes' '/usr/bin/yes' --bytes 20G\n",
+	    "  pipebench --compare 'yes' '/usr/bin/yes' --bytes 20G\n"
+	    "  pipebench --pipeline 'yes | head -c 10G | md5sum'\n",
 	    stdout);
 	return prog_close_stdout();
 }
@@ -340,6 +349,9 @@ long_option(int c, struct pb_options *opt)
 	case OPT_REFERENCE:
 		opt->reference = optarg;
 		break;
+	case OPT_PIPELINE:
+		opt->pipeline = 1;
+		break;
 	case OPT_NAME:
 		names = realloc(opt->names,
 				(size_t)(opt->nnames + 1) * sizeof *names);
@@ -365,15 +377,22 @@ long_option(int c, struct pb_options *opt)
 static int
 check_options(const struct pb_options *opt, int argc, char **argv)
 {
-	if (opt->exec && opt->compare) {
-		prog_warn(0, "--exec and --compare are exclusive");
+	if (opt->exec + opt->compare + opt->pipeline > 1) {
+		prog_warn(0, "--exec, --compare and --pipeline are exclusive");
 		return usage(EXIT_FAILURE);
 	}
-	if ((opt->exec || opt->compare) && optind == argc) {
+	if ((opt->exec || opt->compare || opt->pipeline) && optind == argc) {
 		prog_warn(0, "missing command");
 		return usage(EXIT_FAILURE);
 	}
-	if (!opt->exec && !opt->compare && optind < argc) {
+	if (opt->pipeline &&
+	    (opt->max_bytes || opt->max_lines || opt->expect_line ||
+	     opt->expect_file || opt->touch || opt->plot)) {
+		prog_warn(0, "--pipeline meters the stages as they run: no "
+			     "--bytes, --lines, --expect-*, --touch or --plot");
+		return usage(EXIT_FAILURE);
+	}
+	if (!opt->exec && !opt->compare && !opt->pipeline && optind < argc) {
 		prog_warn(0, "extra operand %s", prog_quote(argv[optind]));
 		return usage(EXIT_FAILURE);
 	}
@@ -514,6 +533,8 @@ main(int argc, char *argv[])
 	pb_catch_interrupt();
 	if (opt.compare)
 		rc = pb_compare(argv + optind, argc - optind, buf);
+	else if (opt.pipeline)
+		rc = pb_pipeline(argv + optind, argc - optind, &csv);
 	else
 		rc = run_one(argv + optind, buf, &csv);
 	if (!opt.compare && pb_status != stderr && fclose(pb_status) != 0) {
@@ -523,7 +544,7 @@ main(int argc, char *argv[])
 	free(buf);
 	free(pb_expected.buf);
 	free(opt.names);
-	if (pb_interrupted && !opt.compare) {
+	if (pb_interrupted && !opt.compare && !opt.pipeline) {
 		/* Die of the SIGINT, so that a calling shell stops too. */
 		fflush(stderr);
 		signal(SIGINT, SIG_DFL);

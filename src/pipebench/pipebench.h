@@ -17,13 +17,19 @@
  *   stats.c      --compare's statistics
  *   table.c      --compare's table, warnings, JSON and exports
  *   compare.c    --compare's producers and runs
+ *   pipeline.c   --pipeline's stages: read, started, waited for
+ *   relay.c      --pipeline's relays between the stages, and its watcher
+ *   stages.c     --pipeline's lines, table, verdict, JSON and CSV
  * Calls go down this list's dependencies and never around a circle: the
  * ticker calls the display, the display and the reports call the units.
  */
 
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -40,7 +46,7 @@
 /* The command line, parsed once and not changed afterwards. */
 struct pb_options {
 	int quiet, no_summary, raw, si, no_units, progress, touch, json;
-	int exec, compare, wall, shuffle, verbose, plot;
+	int exec, compare, wall, shuffle, verbose, plot, pipeline;
 	const char *export_csv, *export_json, *export_markdown, *reference;
 	unsigned runs, warmup;
 	size_t bufsize;
@@ -64,6 +70,7 @@ struct pb_transfer {
 	struct timespec start, first, end; /* first: zero until a byte came */
 	enum fio_strategy mode;		   /* what moved the bytes */
 	int stopped;			   /* a limit was reached before EOF */
+	int grown;			   /* its pipes' growth was decided */
 };
 
 /* units.c */
@@ -133,6 +140,7 @@ void pb_json_open(struct pb_json *j, FILE *f);
 void pb_json_string(struct pb_json *j, const char *key, const char *s);
 void pb_json_u64(struct pb_json *j, const char *key, uint64_t v);
 void pb_json_real(struct pb_json *j, const char *key, double v, int decimals);
+void pb_json_null(struct pb_json *j, const char *key);
 void pb_json_bool(struct pb_json *j, const char *key, int v);
 void pb_json_begin(struct pb_json *j, const char *key, char bracket);
 void pb_json_end(struct pb_json *j, char bracket);
@@ -185,5 +193,66 @@ pid_t pb_start_producer(const char *cmd, char *const argv[], int *fd);
 int pb_producer_result(const char *name, int wstatus,
 		       const struct pb_transfer *r);
 int pb_compare(char **cmds, int n, char *buf);
+
+/* --pipeline: its stages, and a relay into each and out of the last. */
+#define PB_MAX_STAGES 64
+
+struct pb_stage {
+	char *text;  /* as written: sh -c runs it, the table shows it */
+	char **argv; /* --pipeline -- A | B: run as it is, or NULL */
+	pid_t pid;
+	_Atomic int running;
+	int wstatus;
+	struct rusage ru;
+	double secs; /* from the start to its exit */
+	/* The watcher's looks while it ran (relay.c): how many, in how many
+	 * its input pipe was full and its output pipe empty, and the last
+	 * FIONREAD of each. */
+	unsigned samples, in_full, out_empty;
+	int in_queued, out_queued;
+	int64_t drawn_bytes; /* at the last frame (stages.c) */
+	double drawn_at;
+};
+
+/*
+ * relay[i] feeds stage i (relay[0] from our standard input), and
+ * relay[n] takes the last stage's output to ours; from is -1 for one not
+ * made (our standard input or output a terminal, which the stage has).
+ */
+struct pb_relay {
+	int from, to;
+	struct fio_fd in, out;
+	size_t size; /* the capacity of the pipe it fills */
+	_Atomic uint64_t bytes;
+	_Atomic int stop;
+	int open; /* from and to are open: under lock */
+	int err;  /* a failure, not the reader gone: errno */
+	enum fio_side side;
+	char *buf;
+	pthread_mutex_t lock;
+	pthread_t thread;
+	int started;
+};
+
+struct pb_pipeline {
+	int n;
+	struct pb_stage stage[PB_MAX_STAGES];
+	struct pb_relay relay[PB_MAX_STAGES + 1];
+	struct timespec start;
+};
+
+/* pipeline.c: argc operands (one: a command line; more: argv lists).
+ * Returns the exit status; 2 for a pipeline that cannot be run. */
+int pb_pipeline(char **argv, int argc, struct pb_export *csv);
+int pb_pipeline_status(const struct pb_pipeline *pl);
+/* relay.c */
+void pb_relays_start(struct pb_pipeline *pl);
+void pb_relays_end(struct pb_pipeline *pl);
+void pb_relays_close(struct pb_pipeline *pl);
+/* stages.c */
+int pb_pipeline_display(void);
+void pb_pipeline_draw(struct pb_pipeline *pl, int again);
+int pb_pipeline_bottleneck(const struct pb_pipeline *pl);
+int pb_pipeline_report(const struct pb_pipeline *pl, struct pb_export *e);
 
 #endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef FASTIO_PACE_H
+#define FASTIO_PACE_H
+
+/*
+ * Pacing a pipe's reader (pace.c): the decision, arithmetic on what each
+ * look at the pipe saw, and the act, which looks and sleeps. Not part of
+ * the API: programs use fastio.h.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fastio.h"
+
+/* What one look at the pipe saw. */
+struct fio_pace_look {
+	size_t size;   /* the pipe's capacity */
+	uint64_t sent; /* bytes written into it so far */
+	size_t want;   /* room wanted for the next splice */
+	size_t queued; /* bytes it held (FIONREAD) */
+	uint64_t now;  /* CLOCK_MONOTONIC, ns */
+};
+
+/* One call's looks so far; all zero before the first. */
+struct fio_pace_call {
+	unsigned looks;
+	uint64_t at;	 /* the last look's clock */
+	uint64_t before; /* bytes the reader had taken by then */
+	uint64_t wait;	 /* the sleep asked after it */
+};
+
+/*
+ * fio_pace_begin: whether this call looks at the pipe at all: 0 while a
+ * reader that outran the timer is left to the kernel (pc->skip counts
+ * those calls down), else 1.
+ */
+int fio_pace_begin(struct fio_pace *pc);
+
+/*
+ * fio_pace_next: after look l of call c, how long to sleep before the
+ * next look, in ns; 0 to stop looking and splice (the pipe has room, the
+ * reader stalls or outruns the timer, or is too slow for wake-ups to
+ * matter). Learns the reader's pace and counts its strikes in pc. Pure:
+ * no clock, no syscall.
+ */
+uint64_t fio_pace_next(struct fio_pace *pc, struct fio_pace_call *c,
+		       const struct fio_pace_look *l);
+
+/*
+ * fio_pace: before writing want bytes into the pipe fd of size bytes,
+ * sent bytes written into it so far: look at most FIO_PACE_LOOKS times,
+ * sleeping as fio_pace_next says. Nothing when size is 0 or FIO_PACE is
+ * disabled.
+ */
+void fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent,
+	      size_t want);
+
+/*
+ * Move len bytes that the pipe from holds (ours) on to the pipe to, of
+ * size bytes, *sent bytes written into it so far (advanced here), pacing
+ * its reader (fio_pace) before each splice after the first; *calls
+ * counts the splices, for the reader's vote. Returns the bytes moved:
+ * len, or fewer with errno from the splice that moved nothing (ENOSPC
+ * for a 0). The one paced loop of cat's pump and yes's tee rounds.
+ */
+size_t fio_splice_paced(struct fio_pace *pc, int from, int to, size_t size,
+			uint64_t *sent, size_t len, unsigned flags,
+			int interruptible, unsigned *calls);
+
+#endif

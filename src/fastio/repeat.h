@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef FASTIO_REPEAT_H
+#define FASTIO_REPEAT_H
+
+/*
+ * A pattern repeated (fio_repeat): the state its strategies share,
+ * repeat.c's start, vmsplice and write, and tee.c's rounds. Not part of
+ * the API: programs use fastio.h.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fastio.h"
+
+struct repeat {
+	struct fio_fd out;
+	const char *pattern; /* the caller's, len bytes */
+	size_t len;
+	char *buf; /* the pattern repeated from offset 0, bufsize bytes:
+		    * what write() and tee's sources copy from */
+	size_t bufsize;
+	char *gift; /* vmsplice's buffer (read-only), giftsize bytes */
+	size_t giftsize;
+	int gifted;    /* vmsplice took pages of gift: never unmapped */
+	size_t phase;  /* offset within the pattern of the next byte to send */
+	size_t shift;  /* vmsplice's start, whole patterns (FIO_STREAM_PHASE) */
+	uint64_t left; /* bytes still to send, or FIO_FOREVER */
+	uint64_t sent; /* bytes that reached the output */
+	int moved;     /* the strategy running moved a byte: no fallback */
+	unsigned splice_flags;
+	struct fio_pace pace; /* the output pipe's reader (pace.c) */
+	size_t grown_from;    /* the output pipe's size before we grew it */
+};
+
+/* n bytes reached the output. */
+void fio_repeat_advance(struct repeat *r, size_t n);
+
+/* A failed call: a refusal is only a refusal before the first byte. */
+enum fio_status fio_repeat_failed(const struct repeat *r);
+
+/*
+ * Make the plain buffer hold at least size bytes of patterns, if memory
+ * allows; returns its size, which may stay smaller (0: none yet).
+ */
+size_t fio_repeat_plain(struct repeat *r, size_t size);
+
+/* Grow the output pipe to size; its capacity afterwards. */
+size_t fio_repeat_grow_out(struct repeat *r, size_t size);
+
+/* Nonzero if the output is a pipe's write end. */
+static inline int
+fio_repeat_pipe(const struct repeat *r)
+{
+	return r->out.kind == FIO_PIPE && (r->out.flags & FIO_WRITABLE);
+}
+
+/* The tee strategy (tee.c). */
+enum fio_status fio_repeat_tee(struct repeat *r);
+
+#endif

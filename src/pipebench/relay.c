@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --pipeline's relays and watcher. A relay a pipe: a thread that moves
+ * what a stage writes on to the next stage (or our standard input to the
+ * first, the last one's output to our standard output) through
+ * libfastio's pump, splicing where it can and never growing a pipe, so
+ * that each stage has the pipe a shell would give it. The watcher, one
+ * more thread, looks at every pipe each PB_WATCH_NS (FIONREAD) while its
+ * stage runs, and counts how often a stage's input was full and its
+ * output empty; on a terminal it also draws a line a stage.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pipebench.h"
+#include "prog.h"
+
+/*
+ * A look at the pipes every 10 ms: a hundred a second, so that a run of
+ * a second gives a share to the percent, at a cost of a few
+ * microseconds a look. Not a tuned constant.
+ */
+#define PB_WATCH_NS   10000000L
+#define PB_DRAW_EVERY 10 /* looks between two frames: ten a second */
+
+/* The relays' buffer, where a stage's pipe cannot be spliced. */
+#define PB_RELAY_BUF ((size_t)64 << 10)
+
+static struct {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	int done, started, draw, drawn;
+} watch = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+}
+
+/* Close a relay's ends, under its lock: the watcher may be looking. */
+static void
+close_ends(struct pb_relay *r)
+{
+	pthread_mutex_lock(&r->lock);
+	if (r->from > STDERR_FILENO)
+		close(r->from);
+	if (r->to > STDERR_FILENO)
+		close(r->to);
+	r->open = 0;
+	pthread_mutex_unlock(&r->lock);
+}
+
+void
+pb_relays_close(struct pb_pipeline *pl)
+{
+	int i;
+
+	for (i = 0; i <= pl->n; i++)
+		if (pl->relay[i].from >= 0) {
+			pthread_mutex_init(&pl->relay[i].lock, NULL);
+			close_ends(&pl->relay[i]);
+		}
+}
+
+/*
+ * Move from's bytes to to until from ends, to goes away, or we are told
+ * to stop; then close both, so that the stage before sees its reader gone
+ * and the stage after its end of file, as in a shell's pipeline.
+ */
+static void *
+relay(void *arg)
+{
+	struct pb_relay *r = arg;
+	struct fio_pump p;
+	ssize_t n;
+
+	fio_pump_init(&p, &r->in, &r->out, r->buf, PB_RELAY_BUF, FIO_FOREVER,
+		      FIO_PUMP_SIGNALS | FIO_PUMP_KEEP_PIPES);
+	while (!atomic_load(&r->stop)) {
+		n = fio_pump_fill(&p);
+		if (n > 0 && fio_pump_flush_all(&p) < 0)
+			n = -1;
+		if (n < 0 && errno == EINTR)
+			continue;
+		atomic_store(&r->bytes, p.total);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			/* The reader gone is the end of a pipeline's stage,
+			 * not an error. */
+			if (!(p.side == FIO_SIDE_OUTPUT && errno == EPIPE)) {
+				r->err = errno;
+				r->side = p.side;
+			}
+			break;
+		}
+	}
+	atomic_store(&r->bytes, p.total);
+	fio_pump_end(&p);
+	close_ends(r);
+	return NULL;
+}
+
+/* What a look at the pipes counts, for each stage still running. */
+static void
+look(struct pb_pipeline *pl)
+{
+	struct pb_relay *in, *out;
+	int i, queued;
+
+	for (i = 0; i < pl->n; i++) {
+		struct pb_stage *st = &pl->stage[i];
+
+		if (!atomic_load(&st->running))
+			continue;
+		st->samples++;
+		in = &pl->relay[i];
+		out = &pl->relay[i + 1];
+		pthread_mutex_lock(&in->lock);
+		if (in->open && ioctl(in->to, FIONREAD, &queued) == 0) {
+			st->in_queued = queued;
+			if ((size_t)queued >= in->size - in->size / 4)
+				st->in_full++;
+		}
+		pthread_mutex_unlock(&in->lock);
+		pthread_mutex_lock(&out->lock);
+		if (out->open && ioctl(out->from, FIONREAD, &queued) == 0) {
+			st->out_queued = queued;
+			if (queued == 0)
+				st->out_empty++;
+		}
+		pthread_mutex_unlock(&out->lock);
+	}
+}
+
+static void *
+watcher(void *arg)
+{
+	struct pb_pipeline *pl = arg;
+	struct timespec next;
+	unsigned k = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	pthread_mutex_lock(&watch.lock);
+	while (!watch.done) {
+		next.tv_nsec += PB_WATCH_NS;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&watch.wake, &watch.lock, &next) !=
+		    ETIMEDOUT)
+			continue;
+		look(pl);
+		if (watch.draw && ++k % PB_DRAW_EVERY == 0) {
+			pb_pipeline_draw(pl, watch.drawn);
+			watch.drawn = 1;
+		}
+	}
+	pthread_mutex_unlock(&watch.lock);
+	return NULL;
+}
+
+/* A thread that takes no signal but SIGUSR1, our way to stop a relay. */
+static int
+start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	sigdelset(&all, SIGUSR1);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+void
+pb_relays_start(struct pb_pipeline *pl)
+{
+	pthread_condattr_t attr;
+	struct sigaction sa;
+	int i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop; /* no SA_RESTART: a waiting call ends */
+	sigaction(SIGUSR1, &sa, NULL);
+	for (i = 0; i <= pl->n; i++) {
+		struct pb_relay *r = &pl->relay[i];
+
+		pthread_mutex_init(&r->lock, NULL);
+		if (r->from < 0)
+			continue;
+		(void)fio_classify(r->from, &r->in);
+		(void)fio_classify(r->to, &r->out);
+		r->size = r->out.kind == FIO_PIPE ? r->out.pipe_size
+						  : r->in.pipe_size;
+		r->buf = malloc(PB_RELAY_BUF);
+		r->open = 1;
+		if (r->buf == NULL || start_thread(&r->thread, relay, r) != 0) {
+			prog_warn(errno ? errno : ENOMEM, "relay");
+			r->err = errno ? errno : ENOMEM;
+			close_ends(r);
+			continue;
+		}
+		r->started = 1;
+	}
+	watch.draw = pb_pipeline_display();
+	if (pthread_condattr_init(&attr) == 0 &&
+	    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
+	    pthread_cond_init(&watch.wake, &attr) == 0)
+		watch.started = start_thread(&watch.thread, watcher, pl) == 0;
+}
+
+/*
+ * Once every stage has ended: each relay comes to its end by itself (its
+ * writer gone, or its reader), but the one from our standard input may
+ * wait there for bytes nobody will take: it is told to stop.
+ */
+void
+pb_relays_end(struct pb_pipeline *pl)
+{
+	struct timespec ms = {0, 1000000};
+	int i;
+
+	for (i = 1; i <= pl->n; i++)
+		if (pl->relay[i].started)
+			pthread_join(pl->relay[i].thread, NULL);
+	if (pl->relay[0].started) {
+		atomic_store(&pl->relay[0].stop, 1);
+		while (pthread_tryjoin_np(pl->relay[0].thread, NULL) != 0) {
+			pthread_kill(pl->relay[0].thread, SIGUSR1);
+			nanosleep(&ms, NULL);
+		}
+	}
+	if (watch.started) {
+		pthread_mutex_lock(&watch.lock);
+		watch.done = 1;
+		pthread_cond_signal(&watch.wake);
+		pthread_mutex_unlock(&watch.lock);
+		pthread_join(watch.thread, NULL);
+	}
+	if (watch.drawn)
+		pb_pipeline_draw(pl, 1);
+	for (i = 0; i <= pl->n; i++)
+		free(pl->relay[i].buf);
+}

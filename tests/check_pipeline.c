@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pipebench --pipeline (src/pipebench/pipeline.c, relay.c, stages.c):
+ * the bytes that come out of a metered pipeline are the pipeline's; the
+ * stage that holds the rest back is named, wherever it stands, and none
+ * when the source is the limit; the status is bash's pipefail status; a
+ * pipeline that cannot run is refused before anything starts.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+#define MIB ((size_t)1 << 20)
+
+/* The test's helper that copies at a fixed rate (tests/throttle.c). */
+static const char *
+throttle(void)
+{
+	static char path[4096];
+
+	ck_assert_int_lt(snprintf(path, sizeof path, "%s/tests/throttle",
+				  getenv("FIO_BUILDDIR")),
+			 (int)sizeof path);
+	return path;
+}
+
+/* "%T" in a template: the throttle's path. */
+static void
+fill(char *out, size_t size, const char *template)
+{
+	const char *t = strstr(template, "%T");
+	int n;
+
+	if (t == NULL)
+		n = snprintf(out, size, "%s", template);
+	else
+		n = snprintf(out, size, "%.*s%s%s", (int)(t - template),
+			     template, throttle(), t + 2);
+	ck_assert(n > 0 && (size_t)n < size);
+}
+
+/*
+ * The same pipeline through bash -o pipefail and through pipebench: the
+ * same bytes and the same status.
+ */
+static const char *const same_bytes[] = {
+    "yes | head -c 1000",
+    "yes | head -c 64M | md5sum",
+    "yes abc | head -n 100000 | tr a-c x-z | sort | uniq -c",
+    "printf 'a|b\\n' | cat | cat",
+    "echo '|' \"|\" \\| | cat",
+};
+#define NSAME (int)(sizeof same_bytes / sizeof same_bytes[0])
+
+START_TEST(bytes_as_the_shell_gives)
+{
+	const char *sh[] = {"bash", "-o",	    "pipefail",
+			    "-c",   same_bytes[_i], NULL};
+	const char *pb[] = {"pipebench", "-q", "--pipeline", same_bytes[_i],
+			    NULL};
+	struct spawn s = {0};
+	struct spawn_result want, got;
+
+	spawn_init(&s, "/bin/bash", sh, NULL, OUT_PIPE);
+	ck_assert_int_eq(spawn_run(&s, &want), 0);
+	spawn_init(&s, "pipebench", pb, NULL, OUT_PIPE);
+	ck_assert_int_eq(spawn_run(&s, &got), 0);
+	ck_assert_uint_gt(want.out_len, 0);
+	ck_assert_uint_eq(got.out_len, want.out_len);
+	ck_assert(memcmp(got.out, want.out, want.out_len) == 0);
+	ck_assert_msg(got.exited && want.exited && got.status == want.status,
+		      "%s: status %d, the shell's %d", same_bytes[_i],
+		      got.status, want.status);
+	ck_assert_ptr_nonnull(strstr(got.err, "Held back by"));
+	spawn_free(&want);
+	spawn_free(&got);
+}
+END_TEST
+
+/* The same with argv lists, each stage run as it is, without a shell. */
+START_TEST(argv_lists)
+{
+	const char *pb[] = {"pipebench", "-q",	"--pipeline", "--", "yes",
+			    "a b",	 "|",	"head",	      "-n", "3",
+			    "|",	 "cat", NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	spawn_init(&s, "pipebench", pb, NULL, OUT_PIPE);
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_str_eq(r.out, "a b\na b\na b\n");
+	ck_assert(r.exited && r.status == 128 + SIGPIPE);
+	ck_assert_ptr_nonnull(strstr(r.err, "    2 head -n 3"));
+	spawn_free(&r);
+}
+END_TEST
+
+/*
+ * A stage throttled to 2 MB/s, 3 MB through it: every other stage is
+ * hundreds of times faster, so the verdict never depends on how busy the
+ * machine is. In the last shape the source is throttled, outside.
+ */
+static const struct {
+	const char *pipeline; /* %T: the throttle */
+	const char *source;   /* a shell's command before it, or NULL */
+	int held;	      /* the stage named; 0: none */
+} shapes[] = {
+    {"%T 2000000 | cat | cat", NULL, 1},
+    {"cat | %T 2000000 | cat", NULL, 2},
+    {"cat | cat | %T 2000000", NULL, 3},
+    {"cat | tr a b | cat", "%T 2000000 <", 0},
+};
+#define NSHAPES (int)(sizeof shapes / sizeof shapes[0])
+
+START_TEST(held_back)
+{
+	size_t len = 3000000;
+	char *data = spawn_lines(len, "line %u of the input\n");
+	char *path = spawn_temp_path(data, len), pipeline[8192], cmd[20000],
+	     source[8192], want[64];
+	const char *argv[] = {"pipebench",  "-q",     "--json",
+			      "--pipeline", pipeline, NULL};
+	const char *sh[] = {"sh", "-c", cmd, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	fill(pipeline, sizeof pipeline, shapes[_i].pipeline);
+	spawn_feed(&s, IN_FILE, data, len);
+	if (shapes[_i].source != NULL) {
+		fill(source, sizeof source, shapes[_i].source);
+		ck_assert_int_lt(
+		    snprintf(cmd, sizeof cmd,
+			     "%s %s | %s -q --json --pipeline '%s'", source,
+			     path, spawn_path("pipebench"), pipeline),
+		    (int)sizeof cmd);
+		spawn_init(&s, "/bin/sh", sh, NULL, OUT_PIPE);
+	} else {
+		spawn_init(&s, "pipebench", argv, NULL, OUT_PIPE);
+	}
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(r.exited && r.status == 0, "status %d: %s", r.status,
+		      r.err);
+	ck_assert_uint_eq(r.out_len, len);
+	ck_assert(memcmp(r.out, data, len) == 0);
+	snprintf(want, sizeof want, "\"held_back_by\":%d,", shapes[_i].held);
+	ck_assert_msg(strstr(r.err, want) != NULL, "%s: not %s in\n%s",
+		      pipeline, want, r.err);
+	if (shapes[_i].held)
+		snprintf(want, sizeof want, "Held back by: stage %d, ",
+			 shapes[_i].held);
+	else
+		snprintf(want, sizeof want,
+			 "Held back by: none: the source is the limit\n");
+	ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
+	spawn_free(&r);
+	unlink(path);
+	free(path);
+	free(data);
+}
+END_TEST
+
+/* bash's pipefail: the rightmost stage that failed, 128 + N if killed. */
+static const struct {
+	const char *pipeline;
+	int status;
+} statuses[] = {
+    {"true | true", 0},
+    {"yes | head -c 10", 128 + SIGPIPE},
+    {"yes | sh -c 'head -c 10; exit 3' | cat", 3},
+    {"false | true", 1},
+    {"exit 4 | exit 5 | true", 5},
+    {"true | no-such-command-here", 127},
+};
+#define NSTATUSES (int)(sizeof statuses / sizeof statuses[0])
+
+START_TEST(pipefail_status)
+{
+	const char *argv[] = {"pipebench", "-Q", "--pipeline",
+			      statuses[_i].pipeline, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	spawn_init(&s, "pipebench", argv, NULL, OUT_PIPE);
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(r.exited && r.status == statuses[_i].status,
+		      "%s: status %d", statuses[_i].pipeline, r.status);
+	spawn_free(&r);
+}
+END_TEST
+
+/* Whether needle is in [at, end). */
+static int
+within(const char *at, const char *end, const char *needle)
+{
+	const char *p = strstr(at, needle);
+
+	return p != NULL && p < end;
+}
+
+/*
+ * The live lines, asked for with -p where standard error is no terminal:
+ * a line a stage with its bytes, its rate now and on average and how
+ * full its pipes are, no terminal's escapes; the last frame, drawn once
+ * every stage ended, holds every byte. Standard input stays open until
+ * frames have come, so they come however fast the machine.
+ */
+START_TEST(live_lines)
+{
+	const char *argv[] = {"pipebench", "-p", "--pipeline", "cat | cat",
+			      NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	const char *table, *last = NULL, *at;
+	int k;
+
+	spawn_init(&s, "pipebench", argv, NULL, OUT_PIPE);
+	spawn_feed(&s, IN_PIPE, "hello\n", 6);
+	s.err_min = 200;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert(r.exited && r.status == 0);
+	ck_assert_str_eq(r.out, "hello\n");
+	ck_assert_ptr_null(strchr(r.err, '\033'));
+	ck_assert_ptr_null(strchr(r.err, '\r'));
+	table = strstr(r.err, "Stage Command");
+	ck_assert_ptr_nonnull(table);
+	for (at = r.err; (at = strstr(at, " 1 cat")) != NULL && at < table;
+	     at++)
+		last = at;
+	ck_assert_ptr_nonnull(last);
+	for (k = 1, at = last; k <= 2; k++, at = strchr(at, '\n') + 1) {
+		char head[16];
+		const char *end = strchr(at, '\n');
+
+		snprintf(head, sizeof head, "%2d cat ", k);
+		ck_assert_msg(
+		    end != NULL && strncmp(at, head, strlen(head)) == 0 &&
+			within(at, end, "6.00 B") &&
+			within(at, end, "/s avg  in ") &&
+			within(at, end, "  out "),
+		    "the last frame: %.*s", (int)(table - last), last);
+	}
+	ck_assert_ptr_eq(at, table);
+	spawn_free(&r);
+}
+END_TEST
+
+/* SIGINT to pipebench stops every stage; the summary still comes. */
+START_TEST(interrupted)
+{
+	const char *argv[] = {"pipebench", "-q", "--pipeline", "yes | cat",
+			      NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+
+	spawn_init(&s, "pipebench", argv, NULL, OUT_PIPE);
+	s.out_max = MIB;
+	s.signal = SIGINT;
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_msg(r.exited && r.status == 128 + SIGINT, "status %d: %s",
+		      r.status, r.err);
+	ck_assert_ptr_nonnull(strstr(r.err, "Held back by"));
+	spawn_free(&r);
+}
+END_TEST
+
+/* Refused, status 2, and nothing started (the first stage would make a
+ * file). */
+static const struct {
+	const char *pipeline, *err;
+} refused[] = {
+    {"touch %F | | cat", "pipebench: --pipeline: a stage is empty\n"},
+    {"touch %F |", "pipebench: --pipeline: a stage is empty\n"},
+    {"touch %F", "pipebench: --pipeline: a pipeline has two stages or "
+		 "more; for one command, use --exec\n"},
+    {"touch %F | cat '", "pipebench: --pipeline: unbalanced quotes\n"},
+    {"touch %F | cat \"x", "pipebench: --pipeline: unbalanced quotes\n"},
+    {NULL, "pipebench: --pipeline: more than 64 stages\n"},
+};
+#define NREFUSED (int)(sizeof refused / sizeof refused[0])
+
+START_TEST(refused_before_start)
+{
+	char *mark = spawn_temp_path("", 0), pipeline[1024];
+	const char *argv[] = {"pipebench", "--pipeline", pipeline, NULL};
+	const char *t = refused[_i].pipeline;
+	struct spawn s = {0};
+	struct spawn_result r;
+	int k;
+
+	unlink(mark);
+	if (t == NULL) {
+		snprintf(pipeline, sizeof pipeline, "touch %s", mark);
+		for (k = 1; k < 65; k++)
+			strcat(pipeline, " | cat");
+	} else {
+		ck_assert_int_lt(snprintf(pipeline, sizeof pipeline, "%.*s%s%s",
+					  (int)(strstr(t, "%F") - t), t, mark,
+					  strstr(t, "%F") + 2),
+				 (int)sizeof pipeline);
+	}
+	spawn_init(&s, "pipebench", argv, NULL, OUT_PIPE);
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_str_eq(r.err, refused[_i].err);
+	ck_assert(r.exited && r.status == 2);
+	ck_assert_uint_eq(r.out_len, 0);
+	ck_assert_int_ne(access(mark, F_OK), 0);
+	spawn_free(&r);
+	free(mark);
+}
+END_TEST
+
+/* Sixty-four stages is the most, and runs. */
+START_TEST(most_stages)
+{
+	char pipeline[1024] = "echo hello";
+	const char *argv[] = {"pipebench", "-Q", "--pipeline", pipeline, NULL};
+	struct spawn s = {0};
+	struct spawn_result r;
+	int k;
+
+	for (k = 1; k < 64; k++)
+		strcat(pipeline, " | cat");
+	spawn_init(&s, "pipebench", argv, NULL, OUT_PIPE);
+	ck_assert_int_eq(spawn_run(&s, &r), 0);
+	ck_assert_str_eq(r.out, "hello\n");
+	ck_assert(r.exited && r.status == 0);
+	spawn_free(&r);
+}
+END_TEST
+
+static Suite *
+pipeline_suite(void)
+{
+	Suite *s = suite_create("pipeline");
+	TCase *tc = tcase_create("pipeline");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, bytes_as_the_shell_gives, 0, NSAME);
+	tcase_add_test(tc, argv_lists);
+	tcase_add_loop_test(tc, held_back, 0, NSHAPES);
+	tcase_add_loop_test(tc, pipefail_status, 0, NSTATUSES);
+	tcase_add_test(tc, live_lines);
+	tcase_add_test(tc, interrupted);
+	tcase_add_loop_test(tc, refused_before_start, 0, NREFUSED);
+	tcase_add_test(tc, most_stages);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return suite_main(pipeline_suite());
+}
