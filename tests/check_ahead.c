@@ -298,7 +298,7 @@ static const struct {
 
 START_TEST(faults_ahead)
 {
-	char preload[PATH_MAX + 32], inject[64], logenv[64], logpath[48];
+	char preload[PATH_MAX + 32], inject[64], logenv[96], logpath[64];
 	char want[2048], got_log[256] = "";
 	const char *argv[12] = {"cat"}, *env[6];
 	struct spawn s = {0};
@@ -313,7 +313,9 @@ START_TEST(faults_ahead)
 		len += (size_t)snprintf(want + len, sizeof want - len,
 					"hoge%d\n", i);
 	}
-	snprintf(logpath, sizeof logpath, "/tmp/check_ahead.%d.log", _i);
+	/* The pid too: another build's suite may run beside this one. */
+	snprintf(logpath, sizeof logpath, "/tmp/check_ahead.%ld.%d.log",
+		 (long)getpid(), _i);
 	unlink(logpath);
 	snprintf(preload, sizeof preload, "LD_PRELOAD=%s/tests/inject.so",
 		 getenv("FIO_BUILDDIR"));

@@ -323,7 +323,9 @@ START_TEST(fault_matrix)
 	FILE *f;
 
 	setup_spawn(sc->setup, &s, argv, env);
-	snprintf(logpath, sizeof logpath, "/tmp/check_inject.%d.log", _i);
+	/* The pid too: another build's suite may run beside this one. */
+	snprintf(logpath, sizeof logpath, "/tmp/check_inject.%ld.%d.log",
+		 (long)getpid(), _i);
 	unlink(logpath);
 	snprintf(preload, sizeof preload, "LD_PRELOAD=%s/tests/inject.so",
 		 getenv("FIO_BUILDDIR"));
