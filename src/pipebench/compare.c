@@ -18,6 +18,27 @@
 #include "pipebench.h"
 #include "prog.h"
 
+void
+pb_exec(const char *cmd, char *const argv[])
+{
+	sigset_t none;
+	int err;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* A reader that stops (--bytes, a stage that ends) ends the
+	 * command as with head. */
+	signal(SIGPIPE, SIG_DFL);
+	if (cmd != NULL)
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	else
+		execvp(argv[0], argv);
+	/* exec's errno, before the message may change it. */
+	err = errno;
+	prog_warn(err, "%s", prog_quote(cmd != NULL ? "/bin/sh" : argv[0]));
+	_exit(err == ENOENT ? 127 : 126);
+}
+
 /*
  * Start a producer writing into a pipe of ours, grown before its first
  * byte. cmd is a shell command (compare) or argv (exec).
@@ -33,25 +54,13 @@ pb_start_producer(const char *cmd, char *const argv[], int *fd)
 	(void)fio_pipe_grow(p[1], PB_PIPE_SIZE);
 	pid = fork();
 	if (pid == 0) {
-		sigset_t none;
-
 		dup2(p[1], STDOUT_FILENO);
 		if (cmd != NULL) {
 			null = open("/dev/null", O_RDONLY);
 			if (null >= 0)
 				dup2(null, STDIN_FILENO);
 		}
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* We stop reading at --bytes: the producer ends as with head.
-		 */
-		signal(SIGPIPE, SIG_DFL);
-		if (cmd != NULL)
-			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		else
-			execvp(argv[0], argv);
-		prog_warn(errno, "%s", prog_quote(cmd ? "/bin/sh" : argv[0]));
-		_exit(errno == ENOENT ? 127 : 126);
+		pb_exec(cmd, argv);
 	}
 	close(p[1]);
 	if (pid < 0) {

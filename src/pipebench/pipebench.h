@@ -189,6 +189,12 @@ int pb_report_comparison(char **cmds, int n, int ref, const struct pb_run *runs,
 			 struct pb_export *json, struct pb_export *md);
 
 /* compare.c */
+/*
+ * In a child: the signal mask and SIGPIPE as a new process has them,
+ * then cmd by sh -c, or argv by PATH. Never returns: a failed exec is
+ * said, and the status is 127 (not found) or 126 (not run), as a shell's.
+ */
+_Noreturn void pb_exec(const char *cmd, char *const argv[]);
 pid_t pb_start_producer(const char *cmd, char *const argv[], int *fd);
 int pb_producer_result(const char *name, int wstatus,
 		       const struct pb_transfer *r);
@@ -244,7 +250,6 @@ struct pb_pipeline {
 /* pipeline.c: argc operands (one: a command line; more: argv lists).
  * Returns the exit status; 2 for a pipeline that cannot be run. */
 int pb_pipeline(char **argv, int argc, struct pb_export *csv);
-int pb_pipeline_status(const struct pb_pipeline *pl);
 /* relay.c */
 void pb_relays_start(struct pb_pipeline *pl);
 void pb_relays_end(struct pb_pipeline *pl);
@@ -252,7 +257,6 @@ void pb_relays_close(struct pb_pipeline *pl);
 /* stages.c */
 int pb_pipeline_display(void);
 void pb_pipeline_draw(struct pb_pipeline *pl, int again);
-int pb_pipeline_bottleneck(const struct pb_pipeline *pl);
 int pb_pipeline_report(const struct pb_pipeline *pl, struct pb_export *e);
 
 #endif

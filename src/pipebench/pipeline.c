@@ -139,23 +139,12 @@ split_argv(struct pb_pipeline *pl, char **argv, int argc)
 static _Noreturn void
 stage_child(const struct pb_stage *st, int in, int out)
 {
-	sigset_t none;
-
 	if (in >= 0)
 		dup2(in, STDIN_FILENO);
 	if (out >= 0)
 		dup2(out, STDOUT_FILENO);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
-	if (st->argv != NULL)
-		execvp(st->argv[0], st->argv);
-	else
-		execl("/bin/sh", "sh", "-c", st->text, (char *)NULL);
-	prog_warn(errno, "%s",
-		  prog_quote(st->argv != NULL ? st->argv[0] : "/bin/sh"));
-	_exit(errno == ENOENT ? 127 : 126);
+	pb_exec(st->argv != NULL ? NULL : st->text, st->argv);
 }
 
 /*
@@ -285,25 +274,6 @@ wait_stages(struct pb_pipeline *pl)
 		atomic_store(&pl->stage[i].running, 0);
 		left--;
 	}
-}
-
-/*
- * The pipeline's status as bash's `set -o pipefail` gives it: the
- * rightmost stage that failed, 128 + N for a signal; 0 if none did.
- */
-int
-pb_pipeline_status(const struct pb_pipeline *pl)
-{
-	int i, w;
-
-	for (i = pl->n - 1; i >= 0; i--) {
-		w = pl->stage[i].wstatus;
-		if (WIFSIGNALED(w))
-			return 128 + WTERMSIG(w);
-		if (WIFEXITED(w) && WEXITSTATUS(w) != 0)
-			return WEXITSTATUS(w);
-	}
-	return 0;
 }
 
 static void

@@ -38,6 +38,13 @@ bytes_out(const struct pb_pipeline *pl, int i)
 		   : -1;
 }
 
+/* What stage i gave, or took where its output is not watched; -1: neither. */
+static int64_t
+moved(const struct pb_pipeline *pl, int i)
+{
+	return bytes_out(pl, i) >= 0 ? bytes_out(pl, i) : bytes_in(pl, i);
+}
+
 /* A share of the looks, or -1 where the pipe is not watched. */
 static double
 in_full(const struct pb_pipeline *pl, int i)
@@ -64,8 +71,8 @@ out_empty(const struct pb_pipeline *pl, int i)
  * output usually empty (or not watched: the last stage on a terminal);
  * of several, the one most so. -1: none, the source is the limit.
  */
-int
-pb_pipeline_bottleneck(const struct pb_pipeline *pl)
+static int
+bottleneck(const struct pb_pipeline *pl)
 {
 	double full, empty, score, best = 0;
 	int i, at = -1;
@@ -121,7 +128,7 @@ pb_pipeline_draw(struct pb_pipeline *pl, int again)
 	char a[32], b[32], c[32], d[16], e[16];
 	struct timespec now;
 	double secs, s, step;
-	int64_t moved;
+	int64_t bytes;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	secs = pb_seconds(&pl->start, &now);
@@ -131,30 +138,29 @@ pb_pipeline_draw(struct pb_pipeline *pl, int again)
 		struct pb_stage *st = &pl->stage[i];
 
 		s = atomic_load(&st->running) ? secs : st->secs;
-		moved =
-		    bytes_out(pl, i) >= 0 ? bytes_out(pl, i) : bytes_in(pl, i);
+		bytes = moved(pl, i);
 		step = s - st->drawn_at;
 		fprintf(pb_status,
 			"%s%2d %-22.22s %10s %10s/s %10s/s avg  in %4s  out "
 			"%4s%s\n",
 			tty ? "\r" : "", i + 1, st->text,
-			amount(a, sizeof a, moved),
-			moved >= 0 && step > 0
+			amount(a, sizeof a, bytes),
+			bytes >= 0 && step > 0
 			    ? pb_amount_short(
 				  b, sizeof b,
-				  (uint64_t)((double)(moved - st->drawn_bytes) /
+				  (uint64_t)((double)(bytes - st->drawn_bytes) /
 					     step))
 			    : "-",
-			moved >= 0 && s > 0
+			bytes >= 0 && s > 0
 			    ? pb_amount_short(c, sizeof c,
-					      (uint64_t)((double)moved / s))
+					      (uint64_t)((double)bytes / s))
 			    : "-",
 			fill(d, sizeof d, pl->relay[i].from >= 0, st->in_queued,
 			     pl->relay[i].size),
 			fill(e, sizeof e, pl->relay[i + 1].from >= 0,
 			     st->out_queued, pl->relay[i + 1].in.pipe_size),
 			tty ? "\033[K" : "");
-		st->drawn_bytes = moved;
+		st->drawn_bytes = bytes;
 		st->drawn_at = s;
 	}
 	fflush(pb_status);
@@ -165,6 +171,21 @@ static int
 shown_status(int w)
 {
 	return WIFSIGNALED(w) ? 128 + WTERMSIG(w) : WEXITSTATUS(w);
+}
+
+/*
+ * The pipeline's status as bash's `set -o pipefail` gives it: the
+ * rightmost stage that failed; 0 if none did.
+ */
+static int
+pipefail_status(const struct pb_pipeline *pl)
+{
+	int i;
+
+	for (i = pl->n - 1; i >= 0; i--)
+		if (shown_status(pl->stage[i].wstatus) != 0)
+			return shown_status(pl->stage[i].wstatus);
+	return 0;
 }
 
 static double
@@ -186,11 +207,10 @@ share(char *buf, size_t size, double v)
 static double
 rate(const struct pb_pipeline *pl, int i)
 {
-	int64_t moved =
-	    bytes_out(pl, i) >= 0 ? bytes_out(pl, i) : bytes_in(pl, i);
+	int64_t bytes = moved(pl, i);
 
-	return moved >= 0 && pl->stage[i].secs > 0
-		   ? (double)moved / pl->stage[i].secs
+	return bytes >= 0 && pl->stage[i].secs > 0
+		   ? (double)bytes / pl->stage[i].secs
 		   : -1;
 }
 
@@ -328,7 +348,7 @@ csv(const struct pb_pipeline *pl, int held, struct pb_export *e)
 int
 pb_pipeline_report(const struct pb_pipeline *pl, struct pb_export *e)
 {
-	int held = pb_pipeline_bottleneck(pl), rc = pb_pipeline_status(pl), i;
+	int held = bottleneck(pl), rc = pipefail_status(pl), i;
 
 	for (i = 0; i <= pl->n; i++)
 		if (pl->relay[i].err != 0) {
