@@ -7,15 +7,16 @@
 # runs interleaved (A B C A B C ...), medians and min-max, each rate
 # divided by the first row's, ours). All four (make bench) end in a
 # verdict: each of the project's targets, ours over the best peer's
-# median, met, a tie or not met; with UPDATE=FILE (BENCHMARKS.md) the run, stamped with the commit,
-# the date and the machine, replaces FILE's generated part. Fewer (make
-# bench-cat) go to OUT (default bench-WORKLOADS.md), never into FILE.
-# Environment: RUNS (default 5), SHORT_RUNS (default 300), RSS_RUNS
-# (default 5), RUNS_WIDE (default 15: a table whose
-# rows spread wide is measured again with these), DATA (directory for
-# test files on a disk file system, default /var/tmp/fastio-bench, kept),
-# TMPFS (a tmpfs directory, default /dev/shm), GNU_HEAD (a directory
-# holding GNU's development tree's cat and yes, if you built them).
+# median, met, a tie or not met; with UPDATE=FILE (BENCHMARKS.md) the
+# run, stamped with the commit, the date and the machine, replaces FILE's
+# generated part. Fewer (make bench-cat) go to OUT (default
+# bench-WORKLOADS.md), never into FILE. Environment: RUNS (default 5),
+# SHORT_RUNS (default 300), RSS_RUNS (default 5), RUNS_WIDE (default 15:
+# a table whose rows spread wide is measured again with these), DATA
+# (directory for test files on a disk file system, default
+# /var/tmp/fastio-bench, kept), TMPFS (a tmpfs directory, default
+# /dev/shm), GNU_HEAD (a directory holding GNU's development tree's cat
+# and yes, if you built them).
 set -eu
 top=$(cd "${1:-.}" && pwd)
 shift
@@ -156,6 +157,11 @@ workload_cat() {
 	rm -f "$shm/text-500m"
 }
 
+# bench/short.c, the timer of whole pipelines, built once a run.
+short_tool() {
+	[ -x "$tmp/short" ] || ${CC:-cc} -O2 -o "$tmp/short" "$(dirname "$0")/short.c"
+}
+
 # One row of the short pipelines: TEMPLATE (each @ the tool as one of
 # the peers, all through bench/short.c: SHORT_RUNS runs, default 300,
 # interleaved) against every peer of TOOL; its cells, median and
@@ -220,7 +226,7 @@ rss_row() { # title tool template
 # What users type: a yes read a few lines and closed, a cat of a small
 # file. Whole pipelines, start to exit, through /bin/sh.
 workload_short() {
-	${CC:-cc} -O2 -o "$tmp/short" "$(dirname "$0")/short.c"
+	short_tool
 	d=$tmp/short-files
 	mkdir -p "$d/rm"
 	for i in $(seq 40); do : >"$d/rm/f$i"; done
@@ -282,7 +288,7 @@ workload_pipebench() {
 # (1.00: free).
 meter_cost() {
 	ceiling
-	${CC:-cc} -O2 -o "$tmp/short" "$(dirname "$0")/short.c"
+	short_tool
 	printf '\n#### The meter'"'"'s cost: each pipeline alone, under `pipebench -Q --pipeline`, with `pv -q` and with a relay of splices between its stages; wall time (s), median (quartiles) of %s interleaved runs\n\n' "${PIPE_RUNS:-9}"
 	printf '| pipeline | alone | metered | pv -q | ceiling: relays | alone / metered | alone / ceiling |\n|:--|--:|--:|--:|--:|--:|--:|\n'
 	make_text "$data/text-500m"

@@ -95,7 +95,7 @@
 #endif
 
 /*
- * The reader's vote (sys.h, fio_vote_count): of the first FIO_VOTE_ROUNDS
+ * The reader's vote (vote.h, fio_vote_count): of the first FIO_VOTE_ROUNDS
  * rounds, half or more took FIO_VOTE_BITE splices or more to go out, and
  * the reader takes small bites: yes's tee source turns hot (repeat.c),
  * cat's file splices shrink to FIO_SPLICE_BITE (pump.c). A count, not a
