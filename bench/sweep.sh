@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # sweep.sh BUILDDIR NAME VALUE VALUE...: one constant (those of
-# src/fastio/tune.h, CAT_BUF, CAT_OUT) measured at each VALUE (a plain
+# src/fastio/tune.h, and cat's CAT_BUF and CAT_OUT) measured at each VALUE (a plain
 # number) by the rule every constant is chosen by: its worst
 # ratio to the best value of the same table, over every table. yes and
 # cat are built again with -DNAME=VALUE from a copy of the sources as

@@ -456,7 +456,7 @@ START_TEST(address_space_limit)
 END_TEST
 
 /*
- * The tee source's vote (tee.c, FIO_VOTE_ROUNDS in tune.h), made
+ * The tee source's vote (tee.c; FIO_VOTE_ROUNDS in tune.h), made
  * independent of timing by the reader: "bites" reads 128 KiB at a time,
  * and only from a full pipe, so each of our splices can move 128 KiB (a
  * round takes 8); "gulps" waits for a full pipe and empties it in one

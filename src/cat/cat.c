@@ -23,9 +23,9 @@
 
 /*
  * Most descriptors cat keeps open to close them with one close_range(),
- * far below the usual 1024-descriptor soft limit. fc-v669, 100,000 tiny
- * files on tmpfs through xargs, ms, 5 runs: closed one by one 490-510, in
- * batches of 256 429-457 (busybox 539-561).
+ * far below the usual 1024-descriptor soft limit: a run of them closed at
+ * once costs less than one by one (BENCHMARKS.md, "Decisions",
+ * "CLOSE_BATCH").
  */
 #define CLOSE_BATCH 256
 

@@ -158,9 +158,9 @@ words_store(struct catfmt *f)
  * in 100) or for numbers wider than 16 columns. Memory is the enemy here:
  * a 16-byte load of the words that the previous line's 8-byte add had
  * just stored cannot be forwarded from that store, and waits until the
- * store buffer, full of the output's moves, drains (27% of the samples
- * of cat -n's loop; fc-v669, 2026-11-25); a byte store followed by such a
- * load did the same (20% of cat -n's time, before num_word).
+ * store buffer, full of the output's moves, drains; a byte store followed
+ * by such a load does the same. Either was a fifth or more of cat -n's
+ * time (BENCHMARKS.md, "Decisions", "The -n and -b loop").
  */
 struct counter {
 	uint64_t w0, w1, one0, one1, ten0, ten1;

@@ -64,10 +64,9 @@ catfmt_number_from(struct catfmt *f, uint64_t first)
  * on. newlines keeps format.c's meaning: -1 once the line being written
  * has what it needs at its start, 0 at a line start that has nothing yet
  * (a chunk's bytes after its last LF are never such a start: that LF's
- * step numbered them, or the next LF is one of them).
- * fc-v669 (2026-11-25), 500 MB of C headers on tmpfs to /dev/null, ms of
- * CPU, medians of 8 interleaved runs: -n 234 with lines_with(), 207 with
- * this loop; -b 229 and 211.
+ * step numbered them, or the next LF is one of them). It took a tenth
+ * less CPU than lines_with() for -n and -b (BENCHMARKS.md, "Decisions",
+ * "The -n and -b loop").
  */
 /* GNU's rule for -n and -b: which lines get a number, by their first byte. */
 static inline __attribute__((always_inline)) int

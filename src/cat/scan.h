@@ -252,10 +252,9 @@ marks_lf_avx2(const char *p, const struct wanted *w)
 /*
  * The same with AVX2: GCC's generic tuning makes a 32-byte memcpy two
  * 16-byte moves even where AVX2 is enabled. number.c's loop, a copy per
- * line, uses it: fc-v669 (2026-11-25), 500 MB of C headers to /dev/null,
- * task-clock ms, medians of 9 interleaved runs: -n 199 against 205, -b
- * 201 against 208; lines_with() in format.c was within 1% either way
- * (-nE, -nA, -ns), and keeps memcpy.
+ * line, gains a few percent by it; lines_with() in format.c gained
+ * nothing, and keeps memcpy (BENCHMARKS.md, "Decisions", "The -n and -b
+ * loop").
  */
 static inline __attribute__((always_inline, target("avx2"))) void
 copy64_avx2(char *d, const char *s)

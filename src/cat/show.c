@@ -9,16 +9,13 @@
  * two, interleaves the two: no branch per byte shown, where shown_with()
  * in format.c takes a step per byte and a mispredicted exit per 64. A
  * 64-byte chunk with bytes from 0x80 up (-v: M-..., 3 or 4 bytes) goes
- * shown_with()'s way, or a byte at a time where they are dense.
- * fc-v669 (2026-11-25), task-clock to /dev/null, ms, medians of 5
- * interleaved runs, against shown_with(): 500 MB of C headers -v 99/151,
- * -T 99/156, -t 106/153, -A 132/155; 200 MB of binaries -v 126/211, -A
- * 126/212, -T 42/53; 100 MB of Russian in UTF-8 -v 75/156; 106 MB of the
- * headers with every e as é -v 48/52, -A 52/52 (the worst case: parity).
- * -E without -v stays with shown_with(): its LFs are in most blocks, and
- * with the look for CR LF this loop took 164 ms against 136 on the
- * headers, 58 against 43 on the binaries. Where the CPU has AVX-512
- * VBMI2, wide.c's loop runs instead, for -E too.
+ * shown_with()'s way, or a byte at a time where they are dense. It
+ * was faster than shown_with() on every text measured and never slower
+ * (dense bytes from 0x80 up are its worst case: parity). -E without -v
+ * stays with shown_with(): its LFs are in most blocks, and the look for
+ * CR LF made this loop the slower. The figures: BENCHMARKS.md,
+ * "Decisions", "The -v and -T loop". Where the CPU has AVX-512 VBMI2,
+ * wide.c's loop runs instead, for -E too.
  */
 #include "config.h"
 

@@ -3,7 +3,10 @@
 #define FASTIO_SYS_H
 
 /*
- * libfastio's calls that move bytes (io.c), the only ones in the tree.
+ * libfastio's calls that move bytes (io.c): every byte of a stream that
+ * a program of the tree moves goes through them. (The one other read()
+ * is verify.c's, pb_expect_file(): pipebench reading an --expect-file
+ * reference whole before the stream starts.)
  * Each moves at most FIO_MAX_IO bytes (vmsplice: and at most IOV_MAX
  * segments) and retries EINTR, unless interruptible is set: then -1 with
  * EINTR comes back, for a caller that waits for a signal. They return as

@@ -81,7 +81,7 @@
 /*
  * Where the vmsplice strategy's stream starts within a page: 64 keeps
  * the kernel's copy fast for readers whose buffers start at page offset
- * 0 and 16 alike (repeat.c, "Where bytes sit within their pages").
+ * 0 and 16 alike (tee.c, "Where bytes sit within their pages").
  */
 #define FIO_STREAM_PHASE ((size_t)64)
 
@@ -97,7 +97,7 @@
 /*
  * The reader's vote (vote.h, fio_vote_count): of the first FIO_VOTE_ROUNDS
  * rounds, half or more took FIO_VOTE_BITE splices or more to go out, and
- * the reader takes small bites: yes's tee source turns hot (repeat.c),
+ * the reader takes small bites: yes's tee source turns hot (tee.c),
  * cat's file splices shrink to FIO_SPLICE_BITE (pump.c). A count, not a
  * timing: FIONREAD at a round's start cannot tell the readers apart.
  */
@@ -109,7 +109,7 @@
 /*
  * Bytes a slot of either tee source holds less than a page, so that the
  * stream drifts against the pages and at most one slot in 4096 / 32 meets
- * a reader's slow copy (repeat.c, "Where bytes sit within their pages").
+ * a reader's slow copy (tee.c, "Where bytes sit within their pages").
  */
 #ifndef FIO_SLOT_SHORT
 #define FIO_SLOT_SHORT ((size_t)32)
