@@ -136,7 +136,16 @@ table() { # id title options... -- template peers...
 		n=${RUNS_WIDE:-15}
 	done
 	[ "$n" = "$runs" ] || printf '%s runs: in %s a row spread wider than a third of its median.\n\n' "$n" "$runs"
-	cat "$tmp/$id.md"
+	# pipebench's last column is each row over the first; here every
+	# ratio is a speed ratio of ours: the first row's median over each.
+	ranges "$tmp/$id.err" | cut -f 1 >"$tmp/$id.medians"
+	awk -v medians="$tmp/$id.medians" '
+		BEGIN { while ((getline m < medians) > 0) med[++k] = m }
+		/^\| command .* vs [^|]* \|$/ { sub(/vs [^|]* \|$/, "ours / it |"); print; next }
+		/^\|:--/ { print; next }
+		/^\| / && med[++i] > 0 {
+			sub(/[^|]* \|$/, sprintf(" %.2f |", med[1] / med[i])); print; next }
+		{ print }' "$tmp/$id.md"
 	# Where a peer is faster than ours, the table says so.
 	ranges "$tmp/$id.err" | awk -F '\t' '
 		$4 == "fastio" { ours = $1 }
@@ -145,7 +154,7 @@ table() { # id title options... -- template peers...
 			if (!ours) exit
 			for (i = 1; i <= k; i++)
 				if (m[i] > ours)
-					s = s (s ? ", " : "") sprintf("%s %.2fx", n[i], m[i] / ours)
+					s = s (s ? ", " : "") sprintf("%s (ours %.2fx)", n[i], ours / m[i])
 			if (s) printf "\nFaster than ours in this table: %s.\n", s
 		}'
 }
