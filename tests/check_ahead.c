@@ -148,9 +148,7 @@ run_operands(struct spawn *s, const char **argv, size_t at,
 		argv[at + i] = names[i];
 	argv[at + i] = NULL;
 	s->argv = argv;
-	s->in = IN_FILE;
-	s->in_data = "stdin\n";
-	s->in_len = 6;
+	spawn_feed(s, IN_FILE, "stdin\n", 6);
 	w = fifo_writer();
 	ck_assert_int_eq(spawn_run(s, r), 0);
 	kill(w, SIGKILL);
@@ -172,16 +170,15 @@ run_cat(const char *prog, const char *env, enum out to, struct run *x)
 
 	argv[0] = "cat";
 	put_file("io", "io\n", 3, 0666);
-	s.prog = prog;
-	s.env = envv;
+	spawn_init(&s, prog, argv, envv,
+		   to == TO_PIPE   ? OUT_PIPE
+		   : to == TO_IO   ? OUT_FD
+		   : to == TO_NULL ? OUT_DEVNULL
+				   : OUT_DEVFULL);
 	/* Root reads every file: the unreadable one needs another user. */
 	s.uid = geteuid() == 0 ? 65534 : 0;
 	io = open("io", O_WRONLY | O_APPEND | O_CLOEXEC);
 	ck_assert(io >= 0);
-	s.out = to == TO_PIPE	? OUT_PIPE
-		: to == TO_IO	? OUT_FD
-		: to == TO_NULL ? OUT_DEVNULL
-				: OUT_DEVFULL;
 	s.out_fd = io;
 	run_operands(&s, argv, 1, &x->r);
 	close(io);
@@ -250,9 +247,7 @@ run_merged(const char *cat, const char *env, struct spawn_result *r)
 	argv[2] = "exec cat \"$@\" 2>&1";
 	argv[3] = "sh";
 	put_file("io", "io\n", 3, 0666);
-	s.prog = "/bin/sh";
-	s.env = envv;
-	s.out = OUT_PIPE;
+	spawn_init(&s, "/bin/sh", argv, envv, OUT_PIPE);
 	run_operands(&s, argv, 4, r);
 }
 

@@ -213,12 +213,8 @@ START_TEST(large_files)
 	}
 	spawn_init(&s, "/bin/sh", argv, NULL, OUT_PIPE);
 	ck_assert_int_eq(spawn_run(&s, &from_file), 0);
-	p.prog = "cat";
-	p.argv = piped;
-	p.in = IN_PIPE;
-	p.in_data = data + skip;
-	p.in_len = len - skip;
-	p.out = OUT_PIPE;
+	spawn_init(&p, "cat", piped, NULL, OUT_PIPE);
+	spawn_feed(&p, IN_PIPE, data + skip, len - skip);
 	ck_assert_int_eq(spawn_run(&p, &from_pipe), 0);
 	ck_assert(from_pipe.out_len > len / 2);
 	ck_assert_msg(lines_check(from_file.out, from_file.out_len,

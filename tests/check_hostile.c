@@ -217,9 +217,7 @@ START_TEST(truncated_at)
 		argv[n] = gnu_argv[n] = opt, n++;
 	argv[n] = path;
 	gnu_argv[n] = prefix;
-	g.prog = "/bin/cat";
-	g.argv = gnu_argv;
-	g.out = OUT_PIPE;
+	spawn_init(&g, "/bin/cat", gnu_argv, NULL, OUT_PIPE);
 	ck_assert_int_eq(spawn_run(&g, &want), 0);
 	ck_assert(want.exited && want.status == 0);
 	spawn_init(&s, "cat", argv, env, OUT_PIPE);

@@ -94,9 +94,8 @@ run(const char *exe, const char *where, int c, const char *locale,
 	snprintf(lp, sizeof lp, "LOCPATH=%s", where);
 	snprintf(lang, sizeof lang, "LANG=%s", locale);
 	snprintf(fenv, sizeof fenv, "F=%s", infile);
+	spawn_init(&s, exe, argv, env, cases[c].out);
 	spawn_feed(&s, IN_DEVNULL, NULL, 0);
-	s.env = env;
-	s.out = cases[c].out;
 	if (cases[c].sh != NULL) {
 		/* @@ becomes: exec -a PROG EXE (one command per script). */
 		p = strstr(cases[c].sh, "@@");
@@ -115,9 +114,7 @@ run(const char *exe, const char *where, int c, const char *locale,
 					? infile
 					: cases[c].args[i];
 		argv[n] = NULL;
-		s.prog = exe;
 	}
-	s.argv = argv;
 	ck_assert_int_eq(spawn_run(&s, r), 0);
 }
 

@@ -272,7 +272,7 @@ START_TEST(usage_040)
 	ck_assert_str_eq(r.out, want);
 	spawn_free(&r);
 	if (access(PB040, X_OK) == 0) {
-		s.prog = PB040;
+		spawn_init(&s, PB040, argv, NULL, OUT_PIPE);
 		ck_assert_int_eq(spawn_run(&s, &r), 0);
 		ck_assert_str_eq(r.out, want);
 		spawn_free(&r);

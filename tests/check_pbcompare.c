@@ -20,13 +20,6 @@
 #define DATA_LINE "line %u of the data\n"
 #define TRY	  "Try 'pipebench --help' for more information.\n"
 
-static void
-run(struct spawn *s, struct spawn_result *r, const char *const *argv)
-{
-	spawn_init(s, "pipebench", argv, s->env, s->out);
-	ck_assert_int_eq(spawn_run(s, r), 0);
-}
-
 /* --exec: the producer's status is ours; its output passes through. */
 START_TEST(exec)
 {
@@ -46,7 +39,7 @@ START_TEST(exec)
 
 	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv[_i]);
+	spawn_pipebench(&s, &r, argv[_i]);
 	ck_assert_msg(r.exited && r.status == status[_i], "status %d: '%s'",
 		      r.status, r.err);
 	if (_i == 0) {
@@ -132,7 +125,7 @@ START_TEST(compare)
 
 	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	if (_i == 1) { /* neither stream is "one" repeated */
 		ck_assert(r.exited && r.status == 1);
 		ck_assert(strstr(r.err,
@@ -197,7 +190,7 @@ START_TEST(compare_wall)
 
 	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert_msg(r.exited && r.status == 0 && r.err[0] == '\0', "'%s'",
 		      r.err);
 	ck_assert(strstr(r.out, "| `true` | ") != NULL);
@@ -241,7 +234,7 @@ START_TEST(compare_exports)
 	snprintf(mopt, sizeof mopt, "--export-markdown=%s", md);
 	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert(r.exited && r.status == 1);
 	ck_assert(strstr(r.err, "pipebench: head -c 1000 /dev/zero; exit 3: "
 				"exit status 3\n") != NULL);
@@ -305,7 +298,7 @@ START_TEST(export_errors)
 		argv[i + 1] = cases[_i].args[i];
 	spawn_feed(&s, IN_PIPE, "data\n", 5);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert(r.exited && r.status == 1);
 	ck_assert_str_eq(r.err, cases[_i].err);
 	ck_assert_uint_eq(r.out_len, 0);
@@ -339,7 +332,7 @@ START_TEST(plot_and_csv)
 	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	s.env = env;
 	s.out = OUT_DEVNULL;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert_msg(r.exited && r.status == 0, "'%s'", r.err);
 	ck_assert_msg(strstr(r.err, "Summary:\nPiped    3.00 GB in ") != NULL,
 		      "'%s'", r.err);

@@ -19,13 +19,6 @@
 
 #define DATA_LINE "line %u of the data\n"
 
-static void
-run(struct spawn *s, struct spawn_result *r, const char *const *argv)
-{
-	spawn_init(s, "pipebench", argv, s->env, s->out);
-	ck_assert_int_eq(spawn_run(s, r), 0);
-}
-
 /*
  * --expect-line: a correct stream passes; one changed byte at the start,
  * in the middle, at the end, and on both sides of read() boundaries (128
@@ -59,7 +52,7 @@ START_TEST(expect_line)
 	}
 	spawn_feed(&s, _i % 2 ? IN_FILE : IN_PIPE, data, len);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	if (flip == 0) {
 		ck_assert_str_eq(r.err, "");
 		ck_assert(r.exited && r.status == 0);
@@ -104,7 +97,7 @@ START_TEST(expect_long_stream)
 	snprintf(opt, sizeof opt, "--expect-line=%s", lines[_i]);
 	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	s.out = OUT_DEVNULL;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert_msg(r.exited && r.status == 0, "'%s'", r.err);
 	ck_assert_msg(strncmp(r.err, "{\"bytes\":1153433600,\"lines\":", 28) ==
 			  0,
@@ -185,7 +178,7 @@ START_TEST(expect_file)
 	spawn_feed(&s, _i / 4 ? IN_FILE : IN_PIPE, data,
 		   len - (_i % 4 == 1) + (_i % 4 == 3));
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0 &&
 			  (_i % 4 == 2 || r.err[strlen(want)] == '\0'),
 		      "case %d: '%s'", _i, r.err);

@@ -24,14 +24,6 @@
 /* Deterministic test data: numbered lines, printable (messages show them). */
 #define DATA_LINE "line %u of the data\n"
 
-static void
-run(struct spawn *s, struct spawn_result *r, const char *const *argv)
-{
-	s->prog = "pipebench";
-	s->argv = argv;
-	ck_assert_int_eq(spawn_run(s, r), 0);
-}
-
 /*
  * Check "HHhMMmSS.SSs" at p; returns the seconds, -1 if malformed.
  */
@@ -100,7 +92,7 @@ START_TEST(summary_units)
 
 	spawn_feed(&s, IN_PIPE, data, c->bytes);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert(r.exited && r.status == 0);
 	ck_assert_uint_eq(r.out_len, c->bytes);
 	ck_assert(memcmp(r.out, data, c->bytes) == 0);
@@ -158,7 +150,7 @@ START_TEST(running_line)
 	spawn_feed(&s, IN_PIPE, "0123456789", 10);
 	s.err_min = 1;
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert(r.exited && r.status == 0);
 	ck_assert_uint_eq(r.out_len, 10);
 	eol = file || c->shape == 1 ? '\n' : '\r';
@@ -242,7 +234,7 @@ START_TEST(pass_through)
 	s.env = env[force];
 	s.out = outs[out];
 	s.out_max = outs[out] == OUT_SPLICE_PIPE ? len : 0;
-	run(&s, &r, argv[a]);
+	spawn_pipebench(&s, &r, argv[a]);
 	ck_assert_msg(
 	    lines_check(r.out, r.out_len, data, len, 0, msg, sizeof msg) == 0,
 	    "case %d: %s", _i, msg);
@@ -297,7 +289,7 @@ START_TEST(mode_line)
 	spawn_feed(&s, cases[_i].in, data, 300000);
 	s.env = env;
 	s.out = cases[_i].out;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert(r.exited && r.status == 0);
 	m = strstr(r.err, "Mode: ");
 	ck_assert_msg(m != NULL && strcmp(m, cases[_i].mode) == 0,
@@ -348,7 +340,7 @@ START_TEST(limits)
 	}
 	spawn_feed(&s, _i % 2 ? IN_FILE : IN_PIPE, data, len);
 	s.out = _i / 2 % 2 ? OUT_FILE : OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert_msg(r.out_len == want, "case %d: %zu bytes, want %zu", _i,
 		      r.out_len, want);
 	ck_assert(memcmp(r.out, data, want) == 0);
@@ -371,7 +363,7 @@ START_TEST(bad_counts)
 
 	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	snprintf(want, sizeof want,
 		 "pipebench: invalid number of %s: %s\n"
 		 "Try 'pipebench --help' for more information.\n",
@@ -483,7 +475,7 @@ START_TEST(errors)
 			? 4096
 			: 0;
 	s.ignore_sigpipe = c->ignore_sigpipe;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	if (c->status == 127) { /* the summary of nothing comes between */
 		nl = strstr(r.err, "Summary:");
 		ck_assert(nl != NULL);
@@ -521,7 +513,7 @@ START_TEST(help)
 
 	spawn_feed(&s, IN_DEVNULL, NULL, 0);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert(r.exited && r.status == 0);
 	ck_assert_str_eq(r.err, "");
 	ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0, "'%s'", r.out);
@@ -542,7 +534,7 @@ START_TEST(read_error)
 
 	spawn_feed(&s, IN_CLOSED, NULL, 0);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert_str_eq(r.err,
 			 "pipebench: standard input: Bad file descriptor\n");
 	ck_assert(r.exited && r.status == 1);
@@ -564,7 +556,7 @@ START_TEST(interrupt)
 	s.out = OUT_PIPE;
 	s.out_max = 6;
 	s.signal = SIGINT;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert(r.signaled && r.signal == SIGINT);
 	ck_assert_uint_eq(r.out_len, 6);
 	p = CLEAR "Summary:\nPiped    6.00 B in 00h00m";
@@ -594,7 +586,7 @@ START_TEST(status_file)
 	}
 	spawn_feed(&s, IN_PIPE, data, 5000);
 	s.out = OUT_PIPE;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert(r.exited && r.status == 0);
 	ck_assert_str_eq(r.err, "");
 	f = fopen(path, "r");
@@ -628,7 +620,7 @@ START_TEST(json)
 	s.out = OUT_PIPE;
 	if (_i == 0)
 		argv[3] = NULL; /* no limit: splice, no lines */
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert(r.exited && r.status == 0);
 	j = strstr(r.err, "\n{");
 	ck_assert(j != NULL && strchr(j + 1, '\n')[1] == '\0');
@@ -689,7 +681,7 @@ START_TEST(progress_display)
 	s.env = env;
 	s.out = OUT_DEVNULL;
 	s.err_cols = cases[_i].cols;
-	run(&s, &r, argv);
+	spawn_pipebench(&s, &r, argv);
 	ck_assert(r.exited && r.status == 0);
 	/* The screen's line: what the last carriage return left. */
 	lf = strchr(r.err, '\n');

@@ -95,6 +95,14 @@ spawn_check_output(const struct spawn_result *r, const char *want,
 }
 
 void
+spawn_pipebench(struct spawn *s, struct spawn_result *r,
+		const char *const *argv)
+{
+	spawn_init(s, "pipebench", argv, s->env, s->out);
+	ck_assert_int_eq(spawn_run(s, r), 0);
+}
+
+void
 spawn_with_args(const char **argv, const char *const *args, int n,
 		const char *path)
 {

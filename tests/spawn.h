@@ -179,6 +179,13 @@ void spawn_check_output(const struct spawn_result *r, const char *want,
 			size_t want_len, const char *what);
 
 /*
+ * Run our pipebench with argv, as s says otherwise (its input, output
+ * and environment); the case fails if the run could not be set up.
+ */
+void spawn_pipebench(struct spawn *s, struct spawn_result *r,
+		     const char *const *argv);
+
+/*
  * argv[1..] from the case's args (at most n, NULL-ended if fewer), each
  * "@" standing for path.
  */
