@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ceiling METHOD: the fastest producers of "y\n" we know how to build, to
+ * ceiling METHOD [KIB]: the fastest producers of "y\n" we know how to build, to
  * measure how fast a reader can take a stream at all (make bench calls
  * the best of them the reader's ceiling). They keep none of yes's duties:
  * no argument, no pattern that straddles pages, no fallback, no error
@@ -11,8 +11,9 @@
  *           until fa7fb41)
  *   direct  the same source tee()d straight into the output
  *   pages   the source written with write(), so its slots hold 256
- *           distinct pages (uutils 0.12's source, and ours since
- *           fa7fb41)
+ *           distinct pages (uutils 0.12's source), through the middle
+ *           pipe
+ *   dpages  the written source tee()d straight into the output
  *   spin    as tee, but the splice out never sleeps on a full pipe: it is
  *           retried at once (a whole CPU burnt waiting; the reader never
  *           has to wake the producer)
@@ -23,17 +24,23 @@
  *   keep    the same relay keeping both pipes as it found them: the
  *           least a relay between two programs of a shell's pipeline
  *           costs (pipebench --pipeline's ceiling)
+ * KIB (default 1024) sizes the producers' pipes, the output's among them,
+ * and their rounds: 512 and 1024 are the two output pipes yes may have
+ * (FIO_PIPE_SIZE, FIO_PIPE_GULP).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #define PIPE_SIZE (1 << 20)
 #define PAGE	  4096
+
+static size_t size = PIPE_SIZE;
 
 static char page[PAGE] __attribute__((aligned(PAGE)));
 
@@ -45,16 +52,15 @@ fill(int fd, int distinct)
 	size_t i;
 
 	if (distinct) {
-		for (i = 0; i < sizeof big; i += 2)
+		for (i = 0; i < size; i += 2)
 			memcpy(big + i, "y\n", 2);
-		return write(fd, big, sizeof big) == (ssize_t)sizeof big ? 0
-									 : -1;
+		return write(fd, big, size) == (ssize_t)size ? 0 : -1;
 	}
-	for (i = 0; i < PIPE_SIZE / PAGE; i++) {
+	for (i = 0; i < size / PAGE; i++) {
 		iov[i].iov_base = page;
 		iov[i].iov_len = PAGE;
 	}
-	return vmsplice(fd, iov, PIPE_SIZE / PAGE, 0) == PIPE_SIZE ? 0 : -1;
+	return vmsplice(fd, iov, size / PAGE, 0) == (ssize_t)size ? 0 : -1;
 }
 
 static int
@@ -82,23 +88,29 @@ main(int argc, char *argv[])
 
 	if (strcmp(m, "relay") == 0 || strcmp(m, "keep") == 0)
 		return relay(m[0] == 'r');
+	if (argc > 2)
+		size = (size_t)atoi(argv[2]) << 10;
+	if (size < PAGE || size > PIPE_SIZE || size % PAGE) {
+		fprintf(stderr, "ceiling: KIB from 4 to 1024, whole pages\n");
+		return 2;
+	}
 	for (i = 0; i < PAGE; i += 2)
 		memcpy(page + i, "y\n", 2);
 	if (pipe(src) < 0 || pipe(mid) < 0 ||
-	    fcntl(src[1], F_SETPIPE_SZ, PIPE_SIZE) < PIPE_SIZE ||
-	    fcntl(mid[1], F_SETPIPE_SZ, PIPE_SIZE) < PIPE_SIZE ||
-	    fill(src[1], strcmp(m, "pages") == 0) < 0) {
+	    fcntl(src[1], F_SETPIPE_SZ, (int)size) < (int)size ||
+	    fcntl(mid[1], F_SETPIPE_SZ, (int)size) < (int)size ||
+	    fill(src[1], strstr(m, "pages") != NULL) < 0) {
 		perror("ceiling: setup");
 		return 1;
 	}
-	(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, PIPE_SIZE);
-	if (strcmp(m, "direct") == 0) {
-		while (tee(src[0], STDOUT_FILENO, PIPE_SIZE, 0) > 0)
+	(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, (int)size);
+	if (strcmp(m, "direct") == 0 || strcmp(m, "dpages") == 0) {
+		while (tee(src[0], STDOUT_FILENO, size, 0) > 0)
 			;
 		return 0;
 	}
 	for (;;) {
-		k = tee(src[0], mid[1], PIPE_SIZE, 0);
+		k = tee(src[0], mid[1], size, 0);
 		if (k <= 0)
 			return 1;
 		for (; k > 0; k -= n) {

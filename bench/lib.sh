@@ -137,11 +137,12 @@ table() { # id title options... -- template peers...
 	done
 	[ "$n" = "$runs" ] || printf '%s runs: in %s a row spread wider than a third of its median.\n\n' "$n" "$runs"
 	# pipebench's last column is each row over the first; here every
-	# ratio is a speed ratio of ours: the first row's median over each.
+	# ratio is a speed ratio of the first row (ours, or $first's): its
+	# median over each row's.
 	ranges "$tmp/$id.err" | cut -f 1 >"$tmp/$id.medians"
 	awk -v medians="$tmp/$id.medians" '
 		BEGIN { while ((getline m < medians) > 0) med[++k] = m }
-		/^\| command .* vs [^|]* \|$/ { sub(/vs [^|]* \|$/, "ours / it |"); print; next }
+		/^\| command .* vs [^|]* \|$/ { sub(/vs [^|]* \|$/, "'"${first:-ours}"' / it |"); print; next }
 		/^\|:--/ { print; next }
 		/^\| / && med[++i] > 0 {
 			sub(/[^|]* \|$/, sprintf(" %.2f |", med[1] / med[i])); print; next }

@@ -33,6 +33,8 @@ mkdir -p "$data" "$shm"
 
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
+# The tables' ratios are the first value's over each.
+first=first
 
 # One build tree per value; a variant is "VALUE=its src directory", and
 # a table's template names the program after the @.
