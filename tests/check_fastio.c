@@ -482,12 +482,11 @@ START_TEST(write_all_short)
 END_TEST
 
 /*
- * The vmsplice strategy starts its stream a few whole patterns into its
- * buffer (tune.h, FIO_STREAM_PHASE): patterns shorter than, as long as and
- * longer than that shift, and ones that do not divide a page, still come
- * out exact.
+ * The vmsplice strategy's chunks are whole pages of its page-aligned
+ * buffer for a pattern that divides a page; patterns of every kind of
+ * length (dividing a page or not, longer than a page) come out exact.
  */
-START_TEST(repeat_vmsplice_shifted)
+START_TEST(repeat_vmsplice_lengths)
 {
 	static const size_t lens[] = {1, 2, 3, 63, 64, 65, 100, 4095, 4097};
 	enum fio_strategy used = FIO_STRATEGY_COUNT;
@@ -549,7 +548,7 @@ fastio_suite(void)
 	tcase_add_test(tc, pipe_grow_unprivileged);
 	tcase_add_test(tc, pipe_give_back);
 	tcase_add_test(tc, write_all_short);
-	tcase_add_loop_test(tc, repeat_vmsplice_shifted, 0, 9);
+	tcase_add_loop_test(tc, repeat_vmsplice_lengths, 0, 9);
 	tcase_add_loop_test(tc, buffer_alloc_aligned, 0, 3);
 	suite_add_tcase(s, tc);
 	suite_add_needing(s, "tty", classify_tty, 1, pty);

@@ -21,10 +21,11 @@
 /*
  * Each strategy forced in turn; NULL leaves libfastio's own choice: the
  * start's write()s, then tee. Each zero-copy strategy also from the first
- * byte ("start" disabled). The tee strategy's two sources too: written
- * pages throughout, and one hot page from the start (the vote between
- * them: hot_vote below); both again with the 64 KiB pages of ppc64el
- * (FASTIO_PAGE_SIZE).
+ * byte ("start" disabled). The tee strategy's shapes too (shape.h): its
+ * two sources, each through the middle pipe and straight into the
+ * output, and a new shape every round (FASTIO_FORCE=probe; its changes
+ * under strace: shape_changes below), again with the 64 KiB pages of
+ * ppc64el (FASTIO_PAGE_SIZE).
  */
 static const char *const forced[][3] = {
     {NULL, NULL, NULL},
@@ -34,8 +35,12 @@ static const char *const forced[][3] = {
     {"FASTIO_DISABLE=all", NULL, NULL},
     {"FASTIO_DISABLE=hotpage", NULL, NULL},
     {"FASTIO_DISABLE=pages", NULL, NULL},
+    {"FASTIO_DISABLE=hotpage,middle", NULL, NULL},
+    {"FASTIO_DISABLE=pages,direct", NULL, NULL},
+    {"FASTIO_FORCE=probe", NULL, NULL},
     {"FASTIO_DISABLE=hotpage", "FASTIO_PAGE_SIZE=65536", NULL},
     {"FASTIO_DISABLE=pages", "FASTIO_PAGE_SIZE=65536", NULL},
+    {"FASTIO_FORCE=probe", "FASTIO_PAGE_SIZE=65536", NULL},
 };
 #define NFORCED (int)(sizeof forced / sizeof forced[0])
 
@@ -456,59 +461,79 @@ START_TEST(address_space_limit)
 END_TEST
 
 /*
- * The tee source's vote (tee.c; FIO_VOTE_ROUNDS in tune.h), made
- * independent of timing by the reader: "bites" reads 128 KiB at a time,
- * and only from a full pipe, so each of our splices can move 128 KiB (a
- * round takes 8); "gulps" waits for a full pipe and empties it in one
- * splice, which holds the pipe's lock, so a round takes one. strace (its
- * seccomp filter stops only at tee and pipe2) shows the hot source being
- * built: a tee() of one page, non-blocking. The bitten bytes are checked,
- * across the switch; a switch that fails (strace injects the failure into
- * the hot source's pipe2, the fifth, or its one-page pipe's, the seventh:
- * after each pipe it grows, libfastio makes one to look at the user's
- * pipe quota) keeps the written source and the stream.
+ * The tee strategy's shapes (tee.c, shape.h), changed at every round by
+ * FASTIO_FORCE=probe, under strace (its seccomp filter stops only at tee
+ * and pipe2), into two readers made independent of timing: "bites" reads
+ * 128 KiB at a time, and only from a full pipe; "gulps" waits for a full
+ * pipe and empties it in one splice. The bitten bytes are checked across
+ * every change of shape. strace shows the hot source being built (a
+ * non-blocking tee(), its filling) first, as the first shape has it, the
+ * written source being filled (writes of many pages into a pipe of its
+ * own) and the rounds tee()d straight into standard output; FASTIO_DISABLE
+ * takes each kind away. A change that fails (strace injects the failure
+ * into a pipe2 the change makes) keeps the stream whole.
  */
-#define VOTE_BYTES (40 * MIB)
-/* A full 1 MiB pipe from either tee source: its slots, each a page short. */
-#define PAGE ((size_t)sysconf(_SC_PAGESIZE))
-#define FULL (MIB / PAGE * ((PAGE - FIO_SLOT_SHORT) / 2 * 2))
+#define SHAPE_BYTES (40 * MIB)
+/* A full 1 MiB pipe: every slot a whole page. */
+#define FULL MIB
 
-enum hot_when { NEVER, AFTER_PROBE, FROM_START };
+enum hot_when { NEVER, FROM_START, ANY };
 
 static const struct {
 	int bites;
 	const char *disable, *inject;
 	enum hot_when hot;
-} votes[] = {
-    {1, NULL, NULL, AFTER_PROBE},
-    {0, NULL, NULL, NEVER},
-    {1, "hotpage", NULL, NEVER},
-    {0, "hotpage", NULL, NEVER},
-    {1, "pages", NULL, FROM_START},
-    {0, "pages", NULL, FROM_START},
-    {1, NULL, "inject=pipe2:error=EMFILE:when=5", NEVER},
-    {1, NULL, "inject=pipe2:error=ENFILE:when=7", NEVER},
+	int written; /* the written source filled: 1, 0, -1 either */
+	int direct;  /* rounds tee()d straight into standard output: 1 some,
+		      * 0 none, -1 either */
+} shapes[] = {
+    {1, NULL, NULL, FROM_START, 1, 1},
+    {0, NULL, NULL, FROM_START, 1, 1},
+    {1, "hotpage", NULL, NEVER, 1, 1},
+    {0, "pages", NULL, FROM_START, 0, 1},
+    {1, "direct", NULL, FROM_START, 1, 0},
+    {0, "direct,hotpage", NULL, NEVER, 1, 0},
+    {1, NULL, "inject=pipe2:error=EMFILE:when=5", ANY, -1, -1},
+    {0, NULL, "inject=pipe2:error=ENFILE:when=6+", ANY, -1, -1},
 };
-#define NVOTES (int)(sizeof votes / sizeof votes[0])
+#define NSHAPES (int)(sizeof shapes / sizeof shapes[0])
+
+struct traced {
+	unsigned rounds_before; /* tees before the hot source's first */
+	unsigned hot;		/* the hot source's tees */
+	unsigned written;	/* writes of the written source's filling */
+	unsigned direct;	/* tees into standard output */
+	unsigned injected;
+};
 
 static void
-read_votes(const char *log, unsigned *rounds_before, unsigned *hot,
-	   unsigned *injected)
+read_log(const char *log, struct traced *t)
 {
-	char line[512];
+	char line[512], *call, *eq;
 	FILE *f = fopen(log, "r");
 
 	ck_assert_ptr_nonnull(f);
-	*rounds_before = *hot = *injected = 0;
-	while (fgets(line, sizeof line, f))
-		if (strstr(line, "(INJECTED)") != NULL)
-			++*injected;
-		else if (strstr(line, "SPLICE_F_NONBLOCK") != NULL)
-			++*hot;
-		else if (strncmp(line + strspn(line, "0123456789 "), "tee(",
-				 4) == 0 &&
-			 *hot == 0)
-			++*rounds_before;
+	memset(t, 0, sizeof *t);
+	while (fgets(line, sizeof line, f)) {
+		call = line + strspn(line, "0123456789 ");
+		eq = strrchr(call, '=');
+		if (strstr(line, "(INJECTED)") != NULL) {
+			t->injected++;
+		} else if (strncmp(call, "write(", 6) == 0) {
+			/* Many pages at once into a pipe of its own. */
+			if (strncmp(call, "write(1,", 8) != 0 && eq != NULL &&
+			    atol(eq + 1) >= 65536)
+				t->written++;
+		} else if (strncmp(call, "tee(", 4) == 0) {
+			if (strstr(call, "SPLICE_F_NONBLOCK") != NULL)
+				t->hot++;
+			else if (t->hot == 0)
+				t->rounds_before++;
+			if (strncmp(call + 4 + strcspn(call + 4, ","), ", 1,",
+				    4) == 0)
+				t->direct++;
+		}
+	}
 	fclose(f);
 }
 
@@ -517,7 +542,7 @@ static _Noreturn void
 traced_yes(int out, int in, int i, const char *log)
 {
 	const char *argv[16] = {"strace", "-f", "-qq", "--seccomp-bpf",
-				"-o",	  log,	"-e",  "trace=tee,pipe2"};
+				"-o",	  log,	"-e",  "trace=tee,pipe2,write"};
 	char disable[64];
 	int n = 8;
 
@@ -525,16 +550,16 @@ traced_yes(int out, int in, int i, const char *log)
 	dup2(out, 1);
 	close(out);
 	close(in);
-	/* The rounds from the first byte: the start would fill the pipe
-	 * with write()s, whose slots are full pages. */
+	/* The rounds from the first byte, a new shape every round. */
 	snprintf(disable, sizeof disable, "start,%s",
-		 votes[i].disable ? votes[i].disable : "");
+		 shapes[i].disable ? shapes[i].disable : "");
 	setenv("FASTIO_DISABLE", disable, 1);
+	setenv("FASTIO_FORCE", "probe", 1);
 	/* LeakSanitizer stops the world with ptrace, which strace holds. */
 	setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
-	if (votes[i].inject != NULL) {
+	if (shapes[i].inject != NULL) {
 		argv[n++] = "-e";
-		argv[n++] = votes[i].inject;
+		argv[n++] = shapes[i].inject;
 	}
 	argv[n++] = spawn_path("yes");
 	argv[n] = NULL;
@@ -542,12 +567,12 @@ traced_yes(int out, int in, int i, const char *log)
 	_exit(127);
 }
 
-START_TEST(hot_vote)
+START_TEST(shape_changes)
 {
 	int p[2], devnull, status;
 	char *log, *buf, msg[256];
 	size_t moved = 0;
-	unsigned rounds, hot, injected;
+	struct traced t;
 	ssize_t k, held;
 	pid_t pid;
 
@@ -562,41 +587,44 @@ START_TEST(hot_vote)
 	close(p[1]);
 	devnull = open("/dev/null", O_WRONLY);
 	ck_assert_int_ge(devnull, 0);
-	while (moved < VOTE_BYTES) {
+	while (moved < SHAPE_BYTES) {
 		held = spawn_wait_pipe(p[0], FULL);
 		ck_assert_int_eq(held, (ssize_t)FULL);
-		if (votes[_i].bites) {
-			/* Whole slots, so that the pipe fills to FULL again. */
+		if (shapes[_i].bites) {
 			k = read(p[0], buf, FULL / 8);
 			ck_assert_int_eq(k, (ssize_t)(FULL / 8));
-			ck_assert_msg(lines_check(buf, FULL / 8, "y\n", 2, 1,
-						  msg, sizeof msg) == 0,
-				      "%s", msg);
+			if (lines_check(buf, FULL / 8, "y\n", 2, 1, msg,
+					sizeof msg) != 0)
+				break;
 		} else {
 			k = splice(p[0], NULL, devnull, NULL, MIB, 0);
 			ck_assert_int_eq(k, (ssize_t)held);
 		}
 		moved += (size_t)k;
 	}
+	ck_assert_msg(moved >= SHAPE_BYTES, "at byte %zu: %s", moved, msg);
 	close(p[0]);
 	close(devnull);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	read_votes(log, &rounds, &hot, &injected);
-	ck_assert_uint_eq(injected, votes[_i].inject != NULL);
-	switch (votes[_i].hot) {
+	read_log(log, &t);
+	ck_assert_uint_eq(t.injected > 0, shapes[_i].inject != NULL);
+	switch (shapes[_i].hot) {
 	case FROM_START:
-		ck_assert_uint_eq(rounds, 0);
-		ck_assert_uint_gt(hot, 0);
-		break;
-	case AFTER_PROBE:
-		ck_assert_uint_eq(rounds, FIO_VOTE_ROUNDS);
-		ck_assert_uint_gt(hot, 0);
+		ck_assert_uint_eq(t.rounds_before, 0);
+		ck_assert_uint_gt(t.hot, 0);
 		break;
 	case NEVER:
-		ck_assert_uint_eq(hot, 0);
-		ck_assert_uint_ge(rounds, VOTE_BYTES / MIB - 1);
+		ck_assert_uint_eq(t.hot, 0);
+		break;
+	case ANY:
 		break;
 	}
+	if (shapes[_i].written >= 0)
+		ck_assert_msg((t.written > 0) == shapes[_i].written,
+			      "%u writes of the written source", t.written);
+	if (shapes[_i].direct >= 0)
+		ck_assert_msg((t.direct > 0) == shapes[_i].direct,
+			      "%u tees into standard output", t.direct);
 	unlink(log);
 	free(log);
 	free(buf);
@@ -627,7 +655,7 @@ yes_suite(void)
 	tcase_add_test(tc, program_name_as_invoked);
 	tcase_add_loop_test(tc, address_space_limit, 0, 4);
 	suite_add_tcase(s, tc);
-	suite_add_needing(s, "vote", hot_vote, NVOTES, strace);
+	suite_add_needing(s, "shapes", shape_changes, NSHAPES, strace);
 	suite_add_needing(s, "memory", devnull_memory, 1, native);
 	suite_add_needing(s, "tty", tty_output, 2, pty);
 	return s;

@@ -9,7 +9,7 @@
  * Page-aligned: the kernel copies between our buffers and the pages of
  * the page cache and of pipes with `rep movsb`, which some CPUs run up to
  * 7x slower into a buffer 16 bytes into a page, where malloc() puts large
- * ones (tune.h, FIO_STREAM_PHASE). Mapped rather than zeroed by hand: the
+ * ones (BENCHMARKS.md, "Strategies"). Mapped rather than zeroed by hand: the
  * pages are zero and touched only when used, as calloc()'s were, so a cat
  * of one tiny file does not fault in its whole buffer at start-up.
  */

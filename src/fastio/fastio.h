@@ -86,6 +86,12 @@ enum fio_strategy {
 	FIO_PACE,     /* sleep while a pipe's reader makes room (pace.c) */
 	FIO_START,    /* a pattern's first bytes by plain write(), the
 			 machinery only for a long stream (repeat.c) */
+	FIO_DIRECT,   /* tee's rounds straight into the output (tee.c) */
+	FIO_MIDDLE,   /* tee's rounds through a middle pipe (tee.c) */
+	FIO_GULP,     /* tee's output pipe grown to FIO_PIPE_GULP (tee.c) */
+	FIO_PROBE,    /* tee's shape chosen by measuring the reader
+			 (shape.c); FASTIO_FORCE=probe changes it every
+			 round, for the tests */
 	FIO_STRATEGY_COUNT
 };
 

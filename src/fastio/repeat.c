@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fastio.h"
+#include "machine.h"
 #include "repeat.h"
 #include "sys.h"
 #include "tune.h"
@@ -136,7 +137,7 @@ pump_vmsplice(struct repeat *r, size_t chunk)
 
 	chunk = whole_patterns(chunk, r->len);
 	while ((iov.iov_len = fio_min(chunk, r->left)) > 0) {
-		iov.iov_base = r->gift + r->shift + r->phase;
+		iov.iov_base = r->gift + r->phase;
 		k = fio_vmsplice(r->out.fd, &iov, 1, r->splice_flags);
 		if (k <= 0) {
 			if (k == 0)
@@ -186,8 +187,7 @@ map_gift(struct repeat *r)
 		want = FIO_PIPE_SIZE;
 	if (want < FIO_WRITE_CHUNK)
 		want = FIO_WRITE_CHUNK;
-	size = (r->shift + r->len + want + FIO_HUGE_PAGE - 1) &
-	       ~(FIO_HUGE_PAGE - 1);
+	size = (r->len + want + FIO_HUGE_PAGE - 1) & ~(FIO_HUGE_PAGE - 1);
 	p = map_aligned(size);
 	if (p == NULL)
 		return -1;
@@ -202,11 +202,17 @@ map_gift(struct repeat *r)
 	return 0;
 }
 
-/* The vmsplice chunk: a pipeful, or what the buffer holds past shift. */
+/*
+ * The vmsplice chunk: a pipeful, or the whole pages the buffer holds past
+ * a pattern's length (the most a phase needs). The buffer starts on a
+ * page, so a pattern whose length divides a page goes out in whole pages
+ * from phase 0, and every slot the reader meets is a whole page.
+ */
 static size_t
 capacity(const struct repeat *r)
 {
-	size_t room = r->giftsize - r->shift - r->len + 1;
+	size_t page = fio_page_size(),
+	       room = (r->giftsize - r->len) / page * page;
 
 	return r->out.pipe_size && r->out.pipe_size < room ? r->out.pipe_size
 							   : room;
@@ -298,7 +304,6 @@ fio_repeat(const struct fio_fd *out, const void *pattern, size_t len,
 	r.len = len;
 	if (r.out.flags & FIO_NONBLOCK)
 		r.splice_flags = SPLICE_F_NONBLOCK;
-	r.shift = FIO_STREAM_PHASE / len * len;
 	r.left = limit;
 	if (fio_enabled(FIO_START))
 		st = repeat_start(&r);

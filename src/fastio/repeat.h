@@ -24,7 +24,6 @@ struct repeat {
 	size_t giftsize;
 	int gifted;    /* vmsplice took pages of gift: never unmapped */
 	size_t phase;  /* offset within the pattern of the next byte to send */
-	size_t shift;  /* vmsplice's start, whole patterns (FIO_STREAM_PHASE) */
 	uint64_t left; /* bytes still to send, or FIO_FOREVER */
 	uint64_t sent; /* bytes that reached the output */
 	int moved;     /* the strategy running moved a byte: no fallback */

@@ -29,6 +29,10 @@ static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
     [FIO_AHEAD] = "ahead",
     [FIO_PACE] = "pace",
     [FIO_START] = "start",
+    [FIO_DIRECT] = "direct",
+    [FIO_MIDDLE] = "middle",
+    [FIO_GULP] = "gulp",
+    [FIO_PROBE] = "probe",
 };
 
 /* Words of earlier releases, which users may have typed: "hot" was the

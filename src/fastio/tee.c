@@ -3,17 +3,54 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fastio.h"
-#include "repeat.h"
 #include "machine.h"
 #include "pace.h"
+#include "repeat.h"
+#include "shape.h"
 #include "sys.h"
-#include "vote.h"
 #include "tune.h"
 
-/* The tee strategy of fio_repeat (repeat.c), after the stream's start. */
+/*
+ * The tee strategy of fio_repeat (repeat.c), after the stream's start:
+ * tee() duplicates the page references of a private source pipe, filled
+ * once and never written again, into the output, a round at a time.
+ * Nothing of ours is handed to the kernel. Its shape (shape.h: the kind
+ * of source, the path, the output pipe's size) is chosen by measuring
+ * the reader as the stream goes (shape.c); a shape is changed only
+ * between rounds, where the stream is at a whole pattern and the middle
+ * pipe is empty, so no byte is lost, repeated or reordered.
+ *
+ * Whole blocks. A slot of a pipe holds one page at most, and a reader
+ * that takes one read() as a block (dd without iflag=fullblock) gets a
+ * short one wherever it catches up with a slot that holds less. So every
+ * slot of a source holds whole patterns from a pattern's start and, for
+ * a pattern whose length divides a page, a whole page: every read of
+ * 512 B to a page is then whole, as GNU 9.10's 8 KiB writes give it.
+ */
+
+struct tee {
+	struct repeat *r;
+	int src[2][2];	   /* the sources: [0] written pages, [1] one hot
+			    * page; -1 where not built */
+	size_t content[2]; /* the bytes each holds */
+	int mid[2];	   /* the middle pipe, or -1 */
+	size_t midcap;
+	unsigned shape; /* the shape the pipes are in */
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 /* After a tee() that split a pattern, bring the phase back to 0 by write(). */
 static int
@@ -30,249 +67,372 @@ realign(struct repeat *r)
 	return 0;
 }
 
-/*
- * The two sources of the tee strategy: each fills an empty pipe once with
- * whole patterns from phase 0 and returns how many bytes it holds (0 on
- * failure). fill_pages writes it, so every slot holds a page of its own,
- * which a reader that splices wants; fill_hot puts one page in every
- * slot, which a reader that copies keeps in its cache. That page is the
- * kernel's: a page of patterns written into a one-slot pipe and tee()d
- * into each slot. Nothing of ours is handed to the kernel. The source
- * starts written, as uutils' does, and turns hot only when the reader
- * votes for small bites (FIO_VOTE_ROUNDS): one hot page slowed a splicing
- * reader by half on one machine (BENCHMARKS.md, "Strategies").
- *
- * Where bytes sit within their pages. The kernel copies between a pipe's
- * or the page cache's pages and a reader's buffer with `rep movsb`, and
- * on some AMD EPYCs that copy runs several times slower when the buffer
- * starts 16 bytes into a page (where glibc's malloc() puts a large
- * buffer) while the data starts at the top of its pages (as it does when
- * a pipe is filled by write() or from the page cache). A constant phase
- * only moves the trouble to other buffers, and a read that ends on a slot
- * puts it back; so a slot holds FIO_SLOT_SHORT bytes less than a page and
- * the stream drifts against the pages: at most one slot in 4096 / 32
- * meets the slow case, whatever the reader's buffer and bites
- * (BENCHMARKS.md, "FIO_SLOT_SHORT"). The vmsplice strategy shifts its
- * stream by FIO_STREAM_PHASE instead.
- */
+/* What a source's slot holds: the whole patterns a page holds (0: a
+ * pattern longer than a page). */
 static size_t
 slot_bytes(const struct repeat *r)
 {
-	size_t page = fio_page_size();
-	size_t n = (page - FIO_SLOT_SHORT) / r->len * r->len;
-
-	return n ? n : page / r->len * r->len;
+	return fio_page_size() / r->len * r->len;
 }
 
+/*
+ * The written source: cap bytes of distinct pages, which a reader that
+ * splices wants. A pattern whose length divides a page is written
+ * FIO_WRITE_CHUNK at a time, each write whole pages; any other a slot a
+ * write, so that each slot starts at a pattern's start; one longer than
+ * a page in one write.
+ */
 static size_t
-fill_pages(struct repeat *r, int fd, size_t cap)
+fill_written(struct repeat *r, int fd, size_t cap)
 {
-	size_t slot = slot_bytes(r), slots = cap / fio_page_size(), content = 0;
+	size_t page = fio_page_size(), slot = slot_bytes(r), chunk, content;
 
-	if (slot == 0) { /* a pattern longer than a page: one write */
-		slot = fio_min(fio_repeat_plain(r, cap), cap) / r->len * r->len;
-		slots = 1;
-	} else if (fio_repeat_plain(r, slot) < slot) {
-		return 0;
+	if (slot == 0) {
+		chunk =
+		    fio_min(fio_repeat_plain(r, cap), cap) / r->len * r->len;
+		cap = chunk;
+	} else if (slot == page) {
+		chunk = fio_min(fio_repeat_plain(r, FIO_WRITE_CHUNK), cap) /
+			page * page;
+		cap = cap / page * page;
+	} else {
+		chunk = fio_repeat_plain(r, slot) >= slot ? slot : 0;
+		cap = cap / page * slot;
 	}
-	/* One write a slot: too big for the last page's room, it starts one. */
-	for (; slot > 0 && slots > 0; slots--, content += slot)
-		if (fio_write_all(fd, r->buf, slot, NULL, 0) < 0)
+	if (chunk == 0)
+		return 0;
+	for (content = 0; content < cap; content += chunk) {
+		chunk = fio_min(chunk, cap - content);
+		if (fio_write_all(fd, r->buf, chunk, NULL, 0) < 0)
 			return 0;
-	return content;
-}
-
-static size_t
-fill_hot(struct repeat *r, int fd, size_t cap)
-{
-	size_t page = slot_bytes(r), content = 0;
-	int one[2];
-
-	if (page == 0 || fio_repeat_plain(r, page) < page ||
-	    pipe2(one, O_CLOEXEC) < 0)
-		return 0;
-	/* Non-blocking: a slot fewer than cap promised ends the filling. */
-	if (fio_write_all(one[1], r->buf, page, NULL, 0) == 0)
-		while (content + page <= cap &&
-		       fio_tee(one[0], fd, page, SPLICE_F_NONBLOCK) ==
-			   (ssize_t)page)
-			content += page;
-	close(one[0]);
-	close(one[1]);
-	return content;
-}
-
-/* fresh takes src's place if ok; else fresh goes and src stays. */
-static void
-replace_source(int src[2], int fresh[2], int ok)
-{
-	int *gone = ok ? src : fresh;
-
-	close(gone[0]);
-	close(gone[1]);
-	if (ok) {
-		src[0] = fresh[0];
-		src[1] = fresh[1];
 	}
+	return content;
 }
 
 /*
- * The vote went to the hot source: a new source pipe of the same content,
- * or the old one kept if any step fails (nothing has reached the output
- * through the new one yet, so the stream is not touched either way).
+ * The hot source: the same page in every slot, which a reader that
+ * copies keeps in its cache. One page of patterns is written into a
+ * helper pipe and doubled: the source tee()d into the helper and
+ * spliced back, a dozen calls for 256 slots.
  */
 static size_t
-turn_hot(struct repeat *r, int src[2], size_t content)
+fill_hot(struct repeat *r, const int src[2], size_t cap)
 {
-	size_t n = 0;
-	int hot[2];
+	size_t slot = slot_bytes(r), content = 0, n;
+	int two[2];
 
-	if (pipe2(hot, O_CLOEXEC) < 0)
-		return content;
-	if (fio_pipe_grow(hot[1], content) >= content)
-		n = fill_hot(r, hot[1], content);
-	replace_source(src, hot, n > 0);
-	return n > 0 ? n : content;
+	if (slot == 0 || fio_repeat_plain(r, slot) < slot ||
+	    pipe2(two, O_CLOEXEC) < 0)
+		return 0;
+	cap = cap / fio_page_size();
+	if (fio_pipe_grow(two[1], cap / 2 * fio_page_size()) >=
+		cap / 2 * fio_page_size() &&
+	    fio_write_all(two[1], r->buf, slot, NULL, 0) == 0 &&
+	    fio_splice(two[0], src[1], slot, SPLICE_F_NONBLOCK, 0) ==
+		(ssize_t)slot)
+		content = slot;
+	while (content > 0 && content / slot < cap) {
+		n = fio_min(content, (cap - content / slot) * slot);
+		if (fio_tee(src[0], two[1], n, SPLICE_F_NONBLOCK) !=
+			(ssize_t)n ||
+		    fio_splice(two[0], src[1], n, SPLICE_F_NONBLOCK, 0) !=
+			(ssize_t)n)
+			content = 0;
+		else
+			content += n;
+	}
+	close(two[0]);
+	close(two[1]);
+	return content;
+}
+
+static void
+close_pair(int p[2])
+{
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	p[0] = p[1] = -1;
+}
+
+/* A source of each kind is built when a shape first needs it. */
+static int
+build_source(struct tee *t, unsigned hot)
+{
+	int *p = t->src[hot];
+	size_t cap;
+
+	if (p[0] >= 0)
+		return 0;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		p[0] = p[1] = -1;
+		return -1;
+	}
+	/* A round fills the output pipe at most: its slots count against
+	 * the user's pipe quota. */
+	cap = fio_min(fio_pipe_grow(p[1], FIO_TEE_ROUND), FIO_TEE_ROUND);
+	t->content[hot] =
+	    hot ? fill_hot(t->r, p, cap) : fill_written(t->r, p[1], cap);
+	if (t->content[hot] == 0) {
+		close_pair(p);
+		return -1;
+	}
+	return 0;
+}
+
+/* The middle pipe holds a round: as much as the output pipe. */
+static int
+build_mid(struct tee *t)
+{
+	size_t want = t->r->out.pipe_size ? t->r->out.pipe_size : FIO_TEE_ROUND;
+
+	if (t->mid[0] < 0 && pipe2(t->mid, O_CLOEXEC) < 0) {
+		t->mid[0] = t->mid[1] = -1;
+		return -1;
+	}
+	t->midcap = fio_pipe_grow(t->mid[1], fio_min(want, FIO_TEE_ROUND));
+	return t->midcap > 0 ? 0 : -1;
 }
 
 /*
- * The vote went to gulps: a reader that takes the pipe whole gets a
- * bigger one (FIO_PIPE_GULP), and rounds that fill it, from a new source
- * of written pages and a middle pipe that holds a round. If any step
- * fails, the old ones are kept: nothing has gone out through the new
- * source yet.
+ * The output pipe back from FIO_PIPE_GULP to FIO_PIPE_SIZE: the kernel
+ * refuses while the pipe holds more than the smaller size, so we wait
+ * for the reader to take the excess, as long as it keeps taking (which
+ * it does while we would otherwise wait on a full pipe), a few of
+ * pacing's shortest sleeps; a reader slower than that keeps the big pipe.
  */
-static size_t
-turn_big(struct repeat *r, int src[2], int mid[2], size_t content)
+static int
+shrink_out(struct repeat *r)
 {
-	size_t round = fio_min(FIO_TEE_ROUND,
-			       fio_repeat_grow_out(r, FIO_PIPE_GULP)),
-	       n = 0;
-	int big[2];
+	struct timespec ts = {0, (long)FIO_PACE_MIN_NS};
+	int queued, before = -1, tries;
 
-	if (round <= content || pipe2(big, O_CLOEXEC) < 0)
-		return content;
-	if (fio_pipe_grow(big[1], round) >= round &&
-	    fio_pipe_grow(mid[1], round) >= round)
-		n = fill_pages(r, big[1], round);
-	replace_source(src, big, n > content);
-	return n > content ? n : content;
+	for (tries = 0; tries < FIO_PACE_LOOKS; tries++) {
+		if (ioctl(r->out.fd, FIONREAD, &queued) < 0)
+			return -1;
+		if ((size_t)queued <= FIO_PIPE_SIZE &&
+		    fcntl(r->out.fd, F_SETPIPE_SZ, (int)FIO_PIPE_SIZE) >= 0) {
+			r->out.pipe_size = FIO_PIPE_SIZE;
+			return 0;
+		}
+		if (queued == before)
+			return -1; /* the reader takes nothing now */
+		before = queued;
+		(void)nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
+/* Put the pipes in shape s; -1 where one of them cannot be had. */
+static int
+apply(struct tee *t, unsigned s)
+{
+	struct repeat *r = t->r;
+	unsigned hot = s & FIO_SHAPE_HOT ? 1 : 0;
+
+	if ((s & FIO_SHAPE_GULP) && r->out.pipe_size < FIO_PIPE_GULP &&
+	    fio_repeat_grow_out(r, FIO_PIPE_GULP) < FIO_PIPE_GULP)
+		return -1;
+	if (!(s & FIO_SHAPE_GULP) && r->out.pipe_size > FIO_PIPE_SIZE &&
+	    shrink_out(r) < 0)
+		return -1;
+	if (build_source(t, hot) < 0)
+		return -1;
+	if (!(s & FIO_SHAPE_DIRECT) && build_mid(t) < 0)
+		return -1;
+	t->shape = s;
+	return 0;
+}
+
+/* Settled: the pipes the choice does not use go (they count against the
+ * user's quota); a later probe builds them again. */
+static void
+tidy(struct tee *t)
+{
+	close_pair(t->src[t->shape & FIO_SHAPE_HOT ? 0 : 1]);
+	if (t->shape & FIO_SHAPE_DIRECT)
+		close_pair(t->mid);
 }
 
 /*
- * Move k bytes that tee() put in our middle pipe on to the output; *calls
- * counts the splices it took: one or two when the reader empties the
- * pipe in big moves, more when it takes small bites. A splice that came
- * back short found the pipe full: the reader is paced (pace.c) as cat's
- * is, so that a reader of a page a read wakes us once a chunk.
+ * One round: a round of the source into the output, through the middle
+ * pipe or straight. A splice or tee() that comes back short found the
+ * output full: the reader is paced (pace.c) as cat's is, so that a
+ * reader of a page a read wakes us once a chunk.
  */
 static enum fio_status
-splice_out(struct repeat *r, int mid, size_t k, unsigned *calls)
+one_round(struct tee *t)
 {
+	struct repeat *r = t->r;
+	unsigned hot = t->shape & FIO_SHAPE_HOT ? 1 : 0, calls;
+	size_t n = fio_min(t->content[hot], r->left), moved = 0;
 	uint64_t sent = r->sent;
-	size_t n = fio_splice_paced(&r->pace, mid, r->out.fd, r->out.pipe_size,
-				    &sent, k, r->splice_flags, 0, calls);
-
-	if (n > 0)
-		fio_repeat_advance(r, n);
-	return n == k ? FIO_DONE : fio_repeat_failed(r);
-}
-
-/*
- * The rounds. The reader votes (fio_vote_count): if it takes small bites
- * and hot is set (a written source, and FIO_HOT_PAGE enabled), the source
- * turns hot for the rest of the stream; if it takes the pipe whole, the
- * pipe and the rounds grow.
- */
-static enum fio_status
-tee_loop(struct repeat *r, int src[2], int mid[2], size_t content, int hot)
-{
-	enum fio_status st;
-	struct fio_vote votes = {0, 0, 0};
-	unsigned calls;
 	ssize_t k;
-	size_t n;
 
-	for (;;) {
-		if (realign(r) < 0)
-			return fio_repeat_failed(r);
-		n = fio_min(content, r->left);
-		if (n == 0)
-			return FIO_DONE;
-		k = fio_tee(src[0], mid[1], n, 0);
+	if (realign(r) < 0)
+		return fio_repeat_failed(r);
+	/* A round fills the output pipe at most (FIO_TEE_ROUND). */
+	if (r->out.pipe_size >= r->len && n > r->out.pipe_size)
+		n = r->out.pipe_size / r->len * r->len;
+	if (!(t->shape & FIO_SHAPE_DIRECT)) {
+		n = fio_min(n, t->midcap);
+		k = fio_tee(t->src[hot][0], t->mid[1], n, 0);
 		if (k <= 0) {
 			if (k == 0)
 				errno = EIO; /* our own source pipe ran dry */
 			return fio_repeat_failed(r);
 		}
-		st = splice_out(r, mid[0], (size_t)k, &calls);
-		if (st != FIO_DONE)
-			return st;
-		switch (fio_vote_count(&votes, calls >= FIO_VOTE_BITE,
-				       calls == 1)) {
-		case FIO_VOTE_SIGN:
-			if (hot)
-				content = turn_hot(r, src, content);
-			break;
-		case FIO_VOTE_WHOLE:
-			content = turn_big(r, src, mid, content);
-			break;
+		moved = fio_splice_paced(&r->pace, t->mid[0], r->out.fd,
+					 r->out.pipe_size, &sent, (size_t)k,
+					 r->splice_flags, 0, &calls);
+		if (moved > 0)
+			fio_repeat_advance(r, moved);
+		return moved == (size_t)k ? FIO_DONE : fio_repeat_failed(r);
+	}
+	/* Straight: each tee() starts at the source's first slot again, at
+	 * a pattern's start, where the stream is after realign(). */
+	for (calls = 0; moved < n && r->phase == 0; calls++) {
+		if (calls > 0 && !(r->splice_flags & SPLICE_F_NONBLOCK))
+			fio_pace(&r->pace, r->out.fd, r->out.pipe_size, r->sent,
+				 n - moved);
+		k = fio_tee(t->src[hot][0], r->out.fd, n - moved,
+			    r->splice_flags);
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return fio_repeat_failed(r);
 		}
+		fio_repeat_advance(r, (size_t)k);
+		moved += (size_t)k;
+	}
+	return FIO_DONE;
+}
+
+/* FASTIO_FORCE=probe: the next shape allowed after s, in turn. */
+static unsigned
+next_allowed(unsigned allowed, unsigned s)
+{
+	unsigned i, c;
+
+	for (i = 1; i <= FIO_SHAPES; i++) {
+		c = (s + i) % FIO_SHAPES;
+		if (allowed & 1u << c)
+			return c;
+	}
+	return s;
+}
+
+/*
+ * The rounds, a window of FIO_SHAPE_WINDOW bytes at a time, each timed:
+ * after a window, shape.c says which shape the next runs. With
+ * FASTIO_FORCE=probe every round runs the next shape allowed, in turn,
+ * so that the tests see every change of shape.
+ */
+static enum fio_status
+rounds(struct tee *t, unsigned allowed)
+{
+	struct repeat *r = t->r;
+	struct fio_shapes st;
+	int forced = fio_forced(FIO_PROBE), tidied = 0;
+	uint64_t mark = r->sent, t0 = now_ns(), now;
+	unsigned want;
+	enum fio_status status;
+
+	fio_shape_begin(&st, allowed, t->shape);
+	for (;;) {
+		status = one_round(t);
+		if (status != FIO_DONE || r->left == 0)
+			return status;
+		if (!forced && r->sent - mark < FIO_SHAPE_WINDOW)
+			continue;
+		now = now_ns();
+		if (forced)
+			want = next_allowed(st.allowed, t->shape);
+		else
+			want = fio_shape_next(&st, r->sent - mark, now - t0);
+		while (want != t->shape && apply(t, want) < 0) {
+			if (forced) {
+				st.allowed &= ~(1u << want);
+				want = next_allowed(st.allowed, t->shape);
+			} else {
+				want = fio_shape_refused(&st, t->shape);
+			}
+		}
+		if (!forced && fio_shape_settled(&st) != tidied) {
+			if (!tidied)
+				tidy(t);
+			tidied = !tidied;
+		}
+		mark = r->sent;
+		t0 = now_ns();
 	}
 }
 
 /*
- * tee() duplicates the page references of a private source pipe, filled
- * once and never written again (but replaced once by a hot one if the
- * reader votes for it), into a private middle pipe; splice() then
- * moves them to the output in bulk without touching page refcounts, which
- * is what makes it faster than tee() straight into the output
- * (BENCHMARKS.md, "Strategies").
- * The middle pipe is always drained before the next tee(), so the stream
- * stays in order; a tee() that stops inside a pattern is followed by
- * realign(), since the next tee() starts again at the source's first byte.
+ * The shapes this output may have, and the first: one hot page through
+ * the middle pipe into an output pipe of FIO_PIPE_GULP, the shape with
+ * the best worst case (BENCHMARKS.md, "Strategies"). An output pipe that
+ * came at FIO_PIPE_GULP or more has one size only.
  */
+static unsigned
+shapes_allowed(const struct repeat *r, unsigned *first)
+{
+	/* The first shape, or the nearest allowed: the middle pipe before
+	 * the straight path, the hot page before written pages. */
+	static const unsigned order[FIO_SHAPES] = {
+	    FIO_SHAPE_HOT | FIO_SHAPE_GULP,
+	    FIO_SHAPE_HOT,
+	    FIO_SHAPE_GULP,
+	    0,
+	    FIO_SHAPE_HOT | FIO_SHAPE_DIRECT | FIO_SHAPE_GULP,
+	    FIO_SHAPE_HOT | FIO_SHAPE_DIRECT,
+	    FIO_SHAPE_DIRECT | FIO_SHAPE_GULP,
+	    FIO_SHAPE_DIRECT,
+	};
+	unsigned allowed = 0, s;
+
+	for (s = 0; s < FIO_SHAPES; s++) {
+		if ((s & FIO_SHAPE_HOT) ? !fio_enabled(FIO_HOT_PAGE)
+					: !fio_enabled(FIO_PAGES))
+			continue;
+		if ((s & FIO_SHAPE_DIRECT) ? !fio_enabled(FIO_DIRECT)
+					   : !fio_enabled(FIO_MIDDLE))
+			continue;
+		if ((s & FIO_SHAPE_GULP) ? !fio_enabled(FIO_GULP)
+					 : r->out.pipe_size >= FIO_PIPE_GULP)
+			continue;
+		allowed |= 1u << s;
+	}
+	for (s = 0, *first = order[0]; s < FIO_SHAPES; s++)
+		if (allowed & 1u << order[s]) {
+			*first = order[s];
+			break;
+		}
+	if (!fio_enabled(FIO_PROBE) && !fio_forced(FIO_PROBE))
+		allowed &= 1u << *first;
+	return allowed;
+}
+
 enum fio_status
 fio_repeat_tee(struct repeat *r)
 {
+	struct tee t = {r, {{-1, -1}, {-1, -1}}, {0, 0}, {-1, -1}, 0, 0};
 	enum fio_status st = FIO_UNSUPPORTED;
-	size_t round, cap, midcap, content;
-	int src[2], mid[2];
+	unsigned allowed, first;
 
 	if (!fio_repeat_pipe(r))
 		return FIO_UNSUPPORTED;
-	if (pipe2(src, O_CLOEXEC) < 0)
-		return FIO_UNSUPPORTED;
-	if (pipe2(mid, O_CLOEXEC) < 0) {
-		close(src[0]);
-		close(src[1]);
-		return FIO_UNSUPPORTED;
+	allowed = shapes_allowed(r, &first);
+	/* A refusal here is a refusal of tee() itself: nothing has moved. */
+	while (allowed && apply(&t, first) < 0) {
+		allowed &= ~(1u << first);
+		first = next_allowed(allowed, first);
 	}
-	/*
-	 * A round fills the output pipe at most (FIO_TEE_ROUND), and one
-	 * tee() must fit in the middle pipe: it gets the source's size. Both
-	 * are no bigger than that, as their slots count against the user's
-	 * pipe quota.
-	 */
-	round = r->out.pipe_size ? fio_min(FIO_TEE_ROUND, r->out.pipe_size)
-				 : FIO_TEE_ROUND;
-	cap = fio_min(fio_pipe_grow(src[1], round), round);
-	midcap = fio_pipe_grow(mid[1], cap);
-	if (midcap < cap)
-		cap = midcap;
-	if (fio_enabled(FIO_PAGES))
-		content = fill_pages(r, src[1], cap);
-	else if (fio_enabled(FIO_HOT_PAGE))
-		content = fill_hot(r, src[1], cap);
-	else
-		content = 0;
-	if (content > 0)
-		st = tee_loop(r, src, mid, content,
-			      fio_enabled(FIO_PAGES) &&
-				  fio_enabled(FIO_HOT_PAGE));
-	close(src[0]);
-	close(src[1]);
-	close(mid[0]);
-	close(mid[1]);
+	if (allowed)
+		st = rounds(&t, allowed);
+	close_pair(t.src[0]);
+	close_pair(t.src[1]);
+	close_pair(t.mid);
 	return st;
 }

@@ -34,9 +34,10 @@
 
 /*
  * The output pipe of a reader that takes it whole, a splice at a time
- * (pv: the reader's vote, FIO_VOTE_WHOLE): such a reader is woken once a
- * pipeful, and a pipeful of 512 KiB wakes it twice as often as one of
- * 1 MiB. A reader that read()s gains nothing from it.
+ * (pv): such a reader is woken once a pipeful, and a pipeful of 512 KiB
+ * wakes it twice as often as one of 1 MiB. cat grows its output pipe to
+ * this on the reader's vote (FIO_VOTE_WHOLE); yes's tee strategy tries
+ * it as one of its shapes (shape.h, FIO_SHAPE_GULP).
  */
 #ifndef FIO_PIPE_GULP
 #define FIO_PIPE_GULP ((size_t)1 << 20)
@@ -63,11 +64,13 @@
  * patterns filling FIO_START_CHUNK, GNU 9.1's BUFSIZ, until the reader
  * has taken FIO_START_BYTES more than the output pipe holds. Only then
  * are the pipes grown and the tee or vmsplice machinery built: a reader
- * of a few lines never pays for it.
+ * of a few lines, or of a few hundred KB, never pays for it.
  */
+#ifndef FIO_START_CHUNK
 #define FIO_START_CHUNK ((size_t)8 << 10)
+#endif
 #ifndef FIO_START_BYTES
-#define FIO_START_BYTES ((uint64_t)64 << 10)
+#define FIO_START_BYTES ((uint64_t)256 << 10)
 #endif
 
 /*
@@ -77,13 +80,6 @@
 #ifndef FIO_WRITE_CHUNK
 #define FIO_WRITE_CHUNK ((size_t)128 << 10)
 #endif
-
-/*
- * Where the vmsplice strategy's stream starts within a page: 64 keeps
- * the kernel's copy fast for readers whose buffers start at page offset
- * 0 and 16 alike (tee.c, "Where bytes sit within their pages").
- */
-#define FIO_STREAM_PHASE ((size_t)64)
 
 /*
  * Bytes per tee() round: a round that fills the output pipe wakes the
@@ -97,9 +93,9 @@
 /*
  * The reader's vote (vote.h, fio_vote_count): of the first FIO_VOTE_ROUNDS
  * rounds, half or more took FIO_VOTE_BITE splices or more to go out, and
- * the reader takes small bites: yes's tee source turns hot (tee.c),
- * cat's file splices shrink to FIO_SPLICE_BITE (pump.c). A count, not a
- * timing: FIONREAD at a round's start cannot tell the readers apart.
+ * the reader takes small bites: cat's file splices shrink to
+ * FIO_SPLICE_BITE (pump.c). A count, not a timing: FIONREAD at a round's
+ * start cannot tell the readers apart.
  */
 #ifndef FIO_VOTE_ROUNDS
 #define FIO_VOTE_ROUNDS 32u
@@ -107,13 +103,23 @@
 #define FIO_VOTE_BITE 3u
 
 /*
- * Bytes a slot of either tee source holds less than a page, so that the
- * stream drifts against the pages and at most one slot in 4096 / 32 meets
- * a reader's slow copy (tee.c, "Where bytes sit within their pages").
+ * The tee strategy's shape is chosen by measuring the reader (shape.c): a
+ * window of FIO_SHAPE_WINDOW bytes is timed, a try is FIO_SHAPE_WINDOWS
+ * windows judged by their median (one window a wake-up made slow or fast
+ * decides nothing), the first new probe comes FIO_SHAPE_GAP windows after
+ * a choice and each later one twice as late, and a reader whose choice
+ * changed in FIO_SHAPE_FLIPS probes in a row is left with the last.
  */
-#ifndef FIO_SLOT_SHORT
-#define FIO_SLOT_SHORT ((size_t)32)
+#ifndef FIO_SHAPE_WINDOW
+#define FIO_SHAPE_WINDOW ((uint64_t)16 << 20)
 #endif
+#ifndef FIO_SHAPE_WINDOWS
+#define FIO_SHAPE_WINDOWS 3u
+#endif
+#ifndef FIO_SHAPE_GAP
+#define FIO_SHAPE_GAP ((uint64_t)128)
+#endif
+#define FIO_SHAPE_FLIPS 3u
 
 /*
  * splice() size per call from a pipe, and from a file into the private

@@ -3,8 +3,8 @@
 #define FASTIO_VOTE_H
 
 /*
- * The reader's vote (strategy.c), one rule for yes's tee source (tee.c),
- * cat's splices from a file (pump.c) and the writer's thread (writer.c).
+ * The reader's vote (strategy.c), one rule for cat's splices from a file
+ * (pump.c) and the writer's thread (writer.c).
  * Not part of the API: programs use fastio.h.
  */
 
@@ -12,7 +12,7 @@
 
 /*
  * fio_vote_count: count one round of ours; sign if the reader showed the
- * sign the caller asks about (for the tee source and the pump, a round
+ * sign the caller asks about (for the pump, a round
  * took FIO_VOTE_BITE splices or more to go out: a reader that read()s
  * frees a few slots at a time; for the writer, a round found the pipe too
  * full to take it), whole if the round went out in one splice (a reader

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include "shape.h"
+
+/*
+ * Choosing the tee strategy's shape by measuring the reader. No fixed
+ * shape is best for every reader on every machine: a splicing reader on
+ * one EPYC took the pages fastest tee()d straight into its pipe, a
+ * read() reader on a Xeon from one hot page in a 1 MiB pipe, and each
+ * was far from its best in the other's shape (BENCHMARKS.md,
+ * "Strategies"). So the stream is measured as it goes, a window of
+ * FIO_SHAPE_WINDOW bytes at a time, and the shape follows the fastest.
+ *
+ * A probe walks one bit at a time from the choice (coordinate by
+ * coordinate: four tries, not eight), each try FIO_SHAPE_WINDOWS
+ * windows judged by their median, so that one window that a wake-up or
+ * another process made slow or fast decides nothing. Its first try is
+ * the shape already in use: a stream that ends within it has built
+ * nothing more. Probes grow rarer (the gap doubles) so that what they
+ * cost a long stream stays small; a reader that changed its mind in
+ * FIO_SHAPE_FLIPS probes in a row is left with the last choice.
+ */
+
+#define SETTLED (FIO_SHAPE_BITS + 1u)
+
+void
+fio_shape_begin(struct fio_shapes *st, unsigned allowed, unsigned first)
+{
+	unsigned i;
+
+	st->allowed = allowed | 1u << first;
+	st->shape = st->best = st->before = first;
+	st->bit = 0;
+	st->windows = 0;
+	st->flips = 0;
+	st->best_rate = 0;
+	st->wait = 0;
+	st->gap = FIO_SHAPE_GAP;
+	for (i = 0; i < FIO_SHAPE_WINDOWS; i++)
+		st->rate[i] = 0;
+	/* One shape to choose from: nothing to measure. */
+	st->done = (st->allowed & (st->allowed - 1)) == 0;
+}
+
+/* The median of the try's windows (its middle one, sorted). */
+static uint64_t
+median(const uint64_t *v)
+{
+	uint64_t s[FIO_SHAPE_WINDOWS], t;
+	unsigned i, j;
+
+	for (i = 0; i < FIO_SHAPE_WINDOWS; i++)
+		for (s[i] = v[i], j = i; j > 0 && s[j - 1] > s[j]; j--)
+			t = s[j], s[j] = s[j - 1], s[j - 1] = t;
+	return s[FIO_SHAPE_WINDOWS / 2];
+}
+
+/* The next try of this probe: the best so far with one more bit flipped,
+ * or none left: settle on the best. */
+static unsigned
+next_try(struct fio_shapes *st)
+{
+	unsigned s;
+
+	while (st->bit < FIO_SHAPE_BITS) {
+		s = st->best ^ 1u << st->bit++;
+		if (st->allowed & 1u << s)
+			return s;
+	}
+	st->bit = SETTLED;
+	st->flips = st->best != st->before ? st->flips + 1 : 0;
+	st->done = st->flips >= FIO_SHAPE_FLIPS;
+	st->wait = st->gap;
+	st->gap = st->gap * 2 > st->gap ? st->gap * 2 : st->gap;
+	return st->best;
+}
+
+unsigned
+fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns)
+{
+	uint64_t m;
+
+	if (st->done)
+		return st->shape;
+	if (st->bit == SETTLED) {
+		if (--st->wait > 0)
+			return st->shape;
+		/* A new probe, its first try the choice itself. */
+		st->bit = 0;
+		st->windows = 0;
+		st->before = st->best;
+		return st->shape;
+	}
+	st->rate[st->windows++] = ns > 0 ? bytes * 1000 / ns : bytes * 1000;
+	if (st->windows < FIO_SHAPE_WINDOWS)
+		return st->shape;
+	st->windows = 0;
+	m = median(st->rate);
+	if (st->shape == st->best)
+		st->best_rate = m;
+	else if (m > st->best_rate) {
+		st->best = st->shape;
+		st->best_rate = m;
+	}
+	st->shape = next_try(st);
+	return st->shape;
+}
+
+unsigned
+fio_shape_refused(struct fio_shapes *st, unsigned in_use)
+{
+	st->allowed &= ~(1u << st->shape);
+	st->allowed |= 1u << in_use;
+	st->windows = 0;
+	if (st->bit == SETTLED || st->shape == st->best) {
+		/* Back to the choice failed: what runs is the choice now. */
+		st->best = st->shape = in_use;
+		return in_use;
+	}
+	st->shape = next_try(st);
+	return st->shape;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef FASTIO_SHAPE_H
+#define FASTIO_SHAPE_H
+
+/*
+ * The shape of yes's tee strategy (tee.c), chosen by measuring the reader
+ * (shape.c): the decision, arithmetic on how fast each window of rounds
+ * went out. Not part of the API: programs use fastio.h.
+ */
+
+#include <stdint.h>
+
+#include "tune.h"
+
+/*
+ * A shape is three choices, one bit each. Its source: one page in every
+ * slot (HOT), which a reader that copies keeps in its cache, or a page of
+ * its own in every slot, written once. Its path: tee()d straight into
+ * the output (DIRECT), or into a middle pipe spliced on to the output.
+ * Its output pipe: FIO_PIPE_GULP (GULP) or FIO_PIPE_SIZE. Which is
+ * fastest flips by machine and by reader (BENCHMARKS.md, "Strategies").
+ */
+#define FIO_SHAPE_HOT	 0x1u
+#define FIO_SHAPE_DIRECT 0x2u
+#define FIO_SHAPE_GULP	 0x4u
+#define FIO_SHAPE_BITS	 3u
+#define FIO_SHAPES	 (1u << FIO_SHAPE_BITS)
+
+/*
+ * The state of the choice. A probe tries the shape in use, then each
+ * shape one bit away from the best so far, FIO_SHAPE_WINDOWS windows a
+ * try, and keeps the fastest by the median of its windows. Then it
+ * settles for a gap of windows that doubles after each probe, and
+ * probes again: a reader can change (pv paused, a consumer that goes
+ * from parsing to skipping). A reader whose choice changed in
+ * FIO_SHAPE_FLIPS probes in a row never settles: probing stops.
+ */
+struct fio_shapes {
+	unsigned allowed; /* bit s set: shape s can be built here */
+	unsigned shape;	  /* the shape the next window runs */
+	unsigned best;	  /* the fastest so far (settled: the choice) */
+	unsigned before;  /* the choice when this probe began */
+	unsigned bit;	  /* probing: the next bit to flip; FIO_SHAPE_BITS + 1:
+			   * settled */
+	unsigned windows; /* windows of the try so far */
+	unsigned flips;	  /* probes in a row that changed the choice */
+	int done;	  /* probing has stopped for good */
+	uint64_t rate[FIO_SHAPE_WINDOWS]; /* the try's windows, bytes/us */
+	uint64_t best_rate; /* the median of the best try, this probe */
+	uint64_t wait;	    /* settled: windows until the next probe */
+	uint64_t gap;	    /* the next settled stretch, in windows */
+};
+
+/* Settled: the choice is made until the next probe (or for good). */
+static inline int
+fio_shape_settled(const struct fio_shapes *st)
+{
+	return st->done || st->bit > FIO_SHAPE_BITS;
+}
+
+/*
+ * fio_shape_begin: a new stream running shape first, where the shapes of
+ * allowed (bit s: shape s) can be built. The first probe begins at once,
+ * with first as its first try: a stream that ends before that try is
+ * over never builds another shape.
+ */
+void fio_shape_begin(struct fio_shapes *st, unsigned allowed, unsigned first);
+
+/*
+ * fio_shape_next: a window of FIO_SHAPE_WINDOW bytes of st->shape moved
+ * bytes in ns nanoseconds; returns the shape for the next window (also
+ * in st->shape). Pure: no clock, no syscall.
+ */
+unsigned fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns);
+
+/*
+ * fio_shape_refused: the caller could not build st->shape (a pipe, a
+ * growth the quota refused, a shrink the pipe's contents forbade) and
+ * runs in_use instead. That shape is never asked for again; a try of it
+ * is skipped, and where it was the choice, in_use becomes the choice.
+ * Returns the shape for the next window.
+ */
+unsigned fio_shape_refused(struct fio_shapes *st, unsigned in_use);
+
+#endif

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tee strategy's shape, chosen by measuring the reader
+ * (src/fastio/shape.c, fio_shape_begin and fio_shape_next), with made-up
+ * readers: each case is how fast a reader takes each shape, window by
+ * window, and what the choice must be. Nothing here depends on the
+ * machine; the machine's own readers are make bench's.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fastio/shape.h"
+#include "spawn.h"
+
+#define WIN FIO_SHAPE_WINDOWS
+#define H   FIO_SHAPE_HOT
+#define D   FIO_SHAPE_DIRECT
+#define G   FIO_SHAPE_GULP
+#define ALL 0xffu
+
+/* A made-up reader: its rate for each shape, bytes per microsecond. */
+struct reader {
+	uint64_t rate[FIO_SHAPES];
+};
+
+/* One window of the shape st asks for, at the reader's rate times num
+ * over den: FIO_SHAPE_WINDOW bytes in the time that takes. */
+static unsigned
+window_at(struct fio_shapes *st, const struct reader *rd, uint64_t num,
+	  uint64_t den)
+{
+	return fio_shape_next(st, FIO_SHAPE_WINDOW,
+			      FIO_SHAPE_WINDOW * 1000 * den /
+				  (rd->rate[st->shape] * num));
+}
+
+static unsigned
+window(struct fio_shapes *st, const struct reader *rd)
+{
+	return window_at(st, rd, 1, 1);
+}
+
+/* Windows until the choice settles (at most max); the shapes run. */
+static unsigned
+settle(struct fio_shapes *st, const struct reader *rd, unsigned max,
+       unsigned *ran)
+{
+	unsigned n;
+
+	for (n = 0; n < max && !fio_shape_settled(st); n++) {
+		*ran |= 1u << st->shape;
+		window_at(st, rd, 1, 1);
+	}
+	return n;
+}
+
+struct choice_case {
+	const char *what;
+	unsigned allowed, first;
+	struct reader rd;
+	int fast, nfast; /* windows (from 0) fifty times as fast */
+	int slow;	 /* a window fifty times as slow, or -1 */
+	unsigned choice; /* what the first probe must settle on */
+	unsigned tries;	 /* the tries it takes */
+	unsigned never;	 /* shapes it must never run */
+};
+
+static const struct choice_case choices[] = {
+    {"the fastest, three bits away: found bit by bit",
+     ALL,
+     0,
+     {{10, 12, 11, 14, 9, 13, 8, 20}},
+     0,
+     0,
+     -1,
+     H | D | G,
+     4,
+     0},
+    {"the first is the fastest: it stays",
+     ALL,
+     0,
+     {{20, 12, 11, 14, 9, 13, 8, 19}},
+     0,
+     0,
+     -1,
+     0,
+     4,
+     0},
+    {"one bit better: only that bit changes",
+     ALL,
+     0,
+     {{10, 9, 15, 12, 9, 8, 14, 13}},
+     0,
+     0,
+     -1,
+     D,
+     4,
+     0},
+    {"a single window fifty times as fast decides nothing",
+     ALL,
+     0,
+     {{10, 8, 9, 9, 9, 9, 9, 9}},
+     WIN,
+     1,
+     -1,
+     0,
+     4,
+     0},
+    {"a single window of the choice fifty times as slow decides nothing",
+     ALL,
+     0,
+     {{10, 8, 9, 9, 9, 9, 9, 9}},
+     0,
+     0,
+     1,
+     0,
+     4,
+     0},
+    {"most of a try fast is fast: the median is the try's rate",
+     ALL,
+     0,
+     {{10, 8, 9, 9, 9, 9, 9, 9}},
+     WIN,
+     WIN / 2 + 1,
+     -1,
+     H,
+     4,
+     0},
+    {"shapes not allowed are never run",
+     ~(1u << H | 1u << (H | D)) & ALL,
+     0,
+     {{10, 50, 11, 60, 9, 9, 12, 9}},
+     0,
+     0,
+     -1,
+     D | G,
+     3,
+     1u << H | 1u << (H | D)},
+    {"from another first shape: a bit from it",
+     ALL,
+     G,
+     {{10, 8, 9, 9, 9, 15, 9, 9}},
+     0,
+     0,
+     -1,
+     G | H,
+     4,
+     0},
+    {"one shape allowed: never a probe",
+     1u << D,
+     D,
+     {{90, 90, 1, 90, 90, 90, 90, 90}},
+     0,
+     0,
+     -1,
+     D,
+     0,
+     ~(1u << D) & ALL},
+};
+
+#define NCHOICES (int)(sizeof choices / sizeof choices[0])
+
+START_TEST(first_choice)
+{
+	const struct choice_case *c = &choices[_i];
+	struct fio_shapes st;
+	unsigned n, ran = 0;
+	int fast;
+
+	fio_shape_begin(&st, c->allowed, c->first);
+	for (n = 0; n < 10 * WIN && !fio_shape_settled(&st); n++) {
+		ran |= 1u << st.shape;
+		fast = (int)n >= c->fast && (int)n < c->fast + c->nfast;
+		window_at(&st, &c->rd, fast ? 50 : 1,
+			  (int)n == c->slow ? 50 : 1);
+	}
+	ck_assert_msg(fio_shape_settled(&st),
+		      "%s: not settled after %u windows", c->what, n);
+	ck_assert_msg(st.shape == c->choice && st.best == c->choice,
+		      "%s: chose %u, not %u", c->what, st.shape, c->choice);
+	ck_assert_msg(n == c->tries * WIN, "%s: %u windows, not %u tries of %u",
+		      c->what, n, c->tries, WIN);
+	ck_assert_msg((ran & c->never) == 0, "%s: ran shapes %#x", c->what,
+		      ran & c->never);
+}
+END_TEST
+
+/*
+ * A stream that ends during the first probe's first try has run its first
+ * shape only: no other shape was asked for, so none was built.
+ */
+START_TEST(end_during_probe)
+{
+	struct reader rd = {{1, 90, 90, 90, 90, 90, 90, 90}};
+	struct fio_shapes st;
+	unsigned n;
+
+	fio_shape_begin(&st, ALL, 0);
+	for (n = 0; n + 1 < WIN; n++)
+		ck_assert_uint_eq(window(&st, &rd), 0);
+	ck_assert(!fio_shape_settled(&st));
+	/* The try's last window: only now another shape. */
+	ck_assert_uint_ne(window(&st, &rd), 0);
+}
+END_TEST
+
+/*
+ * Settled, the choice holds for FIO_SHAPE_GAP windows; then a probe, its
+ * first try the choice itself; a reader that changed is followed; the
+ * next gap is twice as long.
+ */
+START_TEST(probe_again)
+{
+	struct reader before = {{10, 20, 9, 9, 9, 9, 9, 9}},
+		      after = {{30, 20, 9, 9, 9, 9, 9, 9}};
+	struct fio_shapes st;
+	unsigned n, ran = 0;
+	uint64_t k;
+
+	fio_shape_begin(&st, ALL, 0);
+	settle(&st, &before, 100, &ran);
+	ck_assert_uint_eq(st.shape, H);
+	for (k = 1; k < FIO_SHAPE_GAP; k++)
+		ck_assert_uint_eq(window(&st, &after), H);
+	ck_assert(fio_shape_settled(&st));
+	/* The gap's last window: a probe begins, with the choice. */
+	ck_assert_uint_eq(window(&st, &after), H);
+	ck_assert(!fio_shape_settled(&st));
+	for (n = 0; n + 1 < WIN; n++)
+		ck_assert_uint_eq(window(&st, &after), H);
+	n = settle(&st, &after, 100, &ran);
+	ck_assert_uint_eq(st.shape, 0);
+	/* The next probe comes twice as late. */
+	for (k = 1; k < 2 * FIO_SHAPE_GAP; k++)
+		ck_assert_uint_eq(window(&st, &after), 0);
+	ck_assert(fio_shape_settled(&st));
+	window(&st, &after);
+	ck_assert(!fio_shape_settled(&st));
+}
+END_TEST
+
+/*
+ * A reader that never settles (its fastest shape another at every probe)
+ * is left with the last choice after FIO_SHAPE_FLIPS probes in a row that
+ * changed it: no more probes, no more changes.
+ */
+START_TEST(never_settles)
+{
+	struct reader odd = {{10, 20, 9, 9, 9, 9, 9, 9}},
+		      even = {{20, 10, 9, 9, 9, 9, 9, 9}};
+	struct fio_shapes st;
+	unsigned probe, ran = 0, last;
+	uint64_t k;
+
+	fio_shape_begin(&st, ALL, 0);
+	for (probe = 0; !st.done && probe < 10; probe++) {
+		settle(&st, probe % 2 ? &even : &odd, 100, &ran);
+		ck_assert_uint_eq(st.shape, probe % 2 ? 0 : H);
+		for (k = 0; !st.done && k < (FIO_SHAPE_GAP << probe); k++)
+			window(&st, probe % 2 ? &odd : &even);
+	}
+	ck_assert_msg(st.done, "still probing after %u probes", probe);
+	ck_assert_uint_eq(probe, FIO_SHAPE_FLIPS);
+	last = st.shape;
+	for (k = 0; k < 100 * FIO_SHAPE_GAP; k++)
+		ck_assert_uint_eq(window(&st, k % 2 ? &odd : &even), last);
+}
+END_TEST
+
+/*
+ * A shape the caller cannot build (refused) is skipped and never asked
+ * for again; where going back to the choice failed, what runs is the
+ * choice.
+ */
+START_TEST(refused)
+{
+	struct reader rd = {{10, 20, 30, 40, 50, 60, 70, 80}};
+	struct fio_shapes st;
+	unsigned n, ran = 0;
+
+	fio_shape_begin(&st, ALL, 0);
+	for (n = 0; n < WIN; n++)
+		window(&st, &rd);
+	ck_assert_uint_eq(st.shape, H);
+	/* The hot source cannot be had: the next try, one bit on. */
+	ck_assert_uint_eq(fio_shape_refused(&st, 0), D);
+	ck_assert_uint_eq(st.allowed & 1u << H, 0);
+	settle(&st, &rd, 100, &ran);
+	ck_assert_uint_eq(st.shape, D | G);
+	ck_assert_uint_eq(ran & (1u << H | 1u << (H | D) | 1u << (H | G)), 0);
+	/* Settled, a shape whose pipe cannot be had again: it runs the old. */
+	st.shape = 0;
+	ck_assert_uint_eq(fio_shape_refused(&st, D | G), D | G);
+	ck_assert_uint_eq(st.best, D | G);
+}
+END_TEST
+
+static Suite *
+shape_suite(void)
+{
+	Suite *s = suite_create("shape");
+	TCase *tc = tcase_create("decisions");
+
+	tcase_add_loop_test(tc, first_choice, 0, NCHOICES);
+	tcase_add_test(tc, end_during_probe);
+	tcase_add_test(tc, probe_again);
+	tcase_add_test(tc, never_settles);
+	tcase_add_test(tc, refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return suite_main(shape_suite());
+}
