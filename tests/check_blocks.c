@@ -43,19 +43,24 @@ struct seen {
 };
 
 /* The writer: prog with args, its environment plus env, its standard
- * output the pipe's write end. */
+ * input the file in (NULL: as it is), its standard output the pipe's
+ * write end. */
 static pid_t
 start(const char *prog, const char *const *argv, const char *const *env,
-      int p[2])
+      const char *in, int p[2])
 {
 	pid_t pid;
 	size_t i;
+	int fd;
 
 	ck_assert_int_eq(pipe(p), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		signal(SIGPIPE, SIG_DFL); /* the harness may ignore it */
+		if (in != NULL &&
+		    ((fd = open(in, O_RDONLY)) < 0 || dup2(fd, 0) < 0))
+			_exit(126);
 		dup2(p[1], 1);
 		close(p[0]);
 		close(p[1]);
@@ -167,7 +172,7 @@ START_TEST(yes_blocks)
 	    bs = _i / NYES_ENV / NYES_ARGS;
 	struct seen s;
 	int p[2];
-	pid_t pid = start("yes", yes_args[args], yes_env[env], p);
+	pid_t pid = start("yes", yes_args[args], yes_env[env], NULL, p);
 
 	/* Stops every 700 KiB and a bit: at every kind of place. */
 	read_blocks(pid, p[0], blocks[bs], 24 * MIB, 700 * KIB + 4321, &s);
@@ -182,6 +187,125 @@ START_TEST(yes_blocks)
 }
 END_TEST
 
+/*
+ * cat's formatting options, each and mixed, on a single regular file of
+ * 3 MB: text lines of many lengths, blank runs, tabs, control bytes and
+ * bytes from 0x80 up, so that every option changes something. Through
+ * each formatting loop (FASTIO_CAT_SCAN: this CPU's own, VBMI2 or AVX2;
+ * 32 the AVX2 loops; 16 the general one; 8 the portable ones of every
+ * other CPU) and with the writer's thread from the first byte.
+ */
+static const char *const cat_opts[] = {"-A", "-E", "-b",  "-v",	  "-s",
+				       "-T", "-n", "-nE", "-bsT", "-vET"};
+#define NCAT_OPTS (int)(sizeof cat_opts / sizeof cat_opts[0])
+static const char *const cat_env[][2] = {
+    {NULL},
+    {"FASTIO_CAT_SCAN=32", NULL},
+    {"FASTIO_CAT_SCAN=16", NULL},
+    {"FASTIO_CAT_SCAN=8", NULL},
+    {"FASTIO_FORCE=thread", NULL},
+};
+#define NCAT_ENV (int)(sizeof cat_env / sizeof cat_env[0])
+#define TEXT	 (3 * 1000 * 1000)
+static char *text_path;
+
+static void
+make_text(void)
+{
+	char *t = malloc(TEXT);
+	size_t i = 0, n;
+	unsigned r = 1;
+
+	ck_assert_ptr_nonnull(t);
+	while (i < TEXT) {
+		r = r * 1103515245u + 12345u;
+		n = r >> 16 & 0xff;
+		if (n < 40) /* a run of blank lines */
+			for (n = n % 4 + 1; n > 0 && i < TEXT; n--)
+				t[i++] = '\n';
+		else /* a line: letters, a tab, now and then a byte shown */
+			for (n = n % 120; i < TEXT; n--) {
+				r = r * 1103515245u + 12345u;
+				t[i++] = n == 0	       ? '\n'
+					 : n % 17 == 0 ? '\t'
+					 : n % 53 == 0 ? (char)(r >> 24)
+						       : (char)('a' + n % 26);
+				if (n == 0)
+					break;
+			}
+	}
+	text_path = spawn_temp_path(t, TEXT);
+	free(t);
+}
+
+static void
+remove_text(void)
+{
+	unlink(text_path);
+	free(text_path);
+}
+
+START_TEST(cat_blocks)
+{
+	int opts = _i % NCAT_OPTS, env = _i / NCAT_OPTS % NCAT_ENV,
+	    bs = _i / NCAT_OPTS / NCAT_ENV;
+	const char *argv[] = {"cat", cat_opts[opts], text_path, NULL};
+	struct seen s;
+	int p[2];
+	pid_t pid = start("cat", argv, cat_env[env], NULL, p);
+
+	read_blocks(pid, p[0], blocks[bs], 0, 150 * KIB + 1234, &s);
+	ck_assert_uint_gt(s.bytes, TEXT / 2); /* -s takes blank runs away */
+	ck_assert_uint_ge(s.stops, 10);
+	ck_assert_msg(s.short_at == UINT64_MAX,
+		      "cat %s with %s, reads of %zu: %zu bytes at %llu",
+		      cat_opts[opts],
+		      cat_env[env][0] ? cat_env[env][0] : "nothing", blocks[bs],
+		      s.short_len, (unsigned long long)s.short_at);
+}
+END_TEST
+
+/*
+ * The other writers into a pipe, from a single regular file: plain cat
+ * (splice from the page cache, whole pages), its read()/write() path
+ * (reads of a file are whole but the last), and pipebench's relay,
+ * splicing and copying (--touch).
+ */
+static const struct {
+	const char *prog, *argv[4], *env[2];
+	int stdin_file;
+} others[] = {
+    {"cat", {"cat", "@", NULL}, {NULL}, 0},
+    {"cat", {"cat", "@", NULL}, {"FASTIO_DISABLE=splice,oneread", NULL}, 0},
+    {"pipebench", {"pipebench", "-Q", NULL}, {NULL}, 1},
+    {"pipebench", {"pipebench", "-Q", "--touch", NULL}, {NULL}, 1},
+};
+#define NOTHERS (int)(sizeof others / sizeof others[0])
+
+START_TEST(other_blocks)
+{
+	int w = _i % NOTHERS, bs = _i / NOTHERS;
+	const char *argv[4];
+	struct seen s;
+	int p[2], i;
+	pid_t pid;
+
+	for (i = 0; i < 4; i++)
+		argv[i] =
+		    others[w].argv[i] && strcmp(others[w].argv[i], "@") == 0
+			? text_path
+			: others[w].argv[i];
+	pid = start(others[w].prog, argv, others[w].env,
+		    others[w].stdin_file ? text_path : NULL, p);
+	read_blocks(pid, p[0], blocks[bs], 0, 150 * KIB + 1234, &s);
+	ck_assert_uint_eq(s.bytes, TEXT);
+	ck_assert_msg(s.short_at == UINT64_MAX,
+		      "%s %s, reads of %zu: %zu bytes at %llu", argv[0],
+		      others[w].env[0] ? others[w].env[0] : "", blocks[bs],
+		      s.short_len, (unsigned long long)s.short_at);
+}
+END_TEST
+
 static Suite *
 blocks_suite(void)
 {
@@ -190,6 +314,12 @@ blocks_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, yes_blocks, 0, NYES_ENV * NYES_ARGS * NBLOCKS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cat");
+	tcase_set_timeout(tc, 60);
+	tcase_add_unchecked_fixture(tc, make_text, remove_text);
+	tcase_add_loop_test(tc, cat_blocks, 0, NCAT_OPTS * NCAT_ENV * NBLOCKS);
+	tcase_add_loop_test(tc, other_blocks, 0, NOTHERS * NBLOCKS);
 	suite_add_tcase(s, tc);
 	return s;
 }

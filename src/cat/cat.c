@@ -104,27 +104,34 @@ die_write(void)
 }
 
 /*
- * The formatter's output buffer goes out (its flush: dies on failure),
- * and the writer gives the buffer to fill next. While cat reads a regular
- * file, output may trail behind (libfastio may write it from a second
- * thread): no read can then keep it from the reader for long.
+ * The formatter's output buffer goes out (dies on failure), and the
+ * writer gives the buffer to fill next. While cat reads a regular file,
+ * output may trail behind (libfastio may write it from a second thread):
+ * no read can then keep it from the reader for long. A full buffer while
+ * input follows goes out in whole blocks, its rest first in the next
+ * (whole), as GNU's cat writes whole buffers: a reader that takes one
+ * read as a block (dd without iflag=fullblock) gets what GNU's gives it.
  */
 static void
-put_formatted(struct cat_out *b, int bulk)
+put_formatted(struct cat_out *b, int bulk, int whole)
 {
-	size_t n = (size_t)(b->o - b->buf);
+	size_t n = (size_t)(b->o - b->buf), kept = 0;
 
-	b->buf = fio_writer_put(&writer, b->buf, n, bulk);
+	if (whole)
+		b->buf = fio_writer_put_whole(&writer, b->buf, n, bulk, &kept);
+	else
+		b->buf = fio_writer_put(&writer, b->buf, n, bulk);
 	if (b->buf == NULL)
 		die_write();
-	b->o = b->buf;
+	b->o = b->buf + kept;
 	b->limit = b->buf + OUT_CAP - CATFMT_SLACK;
 }
 
+/* The formatter's flush: its buffer is full. */
 static void
 xflush_formatted(struct cat_out *b)
 {
-	put_formatted(b, bulk_input);
+	put_formatted(b, bulk_input, 1);
 }
 
 /* Everything that waits goes out, or cat dies of the write error. */
@@ -132,7 +139,7 @@ static void
 xflush(void)
 {
 	if (formatting)
-		put_formatted(&obuf, 0);
+		put_formatted(&obuf, 0, 0);
 	else if (fio_pump_flush_all(&pump) < 0)
 		die_write();
 }

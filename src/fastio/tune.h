@@ -17,6 +17,15 @@
 /* Project rule: no call that moves bytes asks for more than 1 GiB. */
 #define FIO_MAX_IO ((size_t)1 << 30)
 
+/*
+ * A rule, not a measurement: the biggest block a reader that takes one
+ * read() as a block (dd without iflag=fullblock) is given whole by GNU's
+ * yes and cat (reads of 512 B to 4 KiB; GNU writes 8 KiB and 128 KiB).
+ * Written bytes merge into a pipe's last page, so a writer whose writes
+ * are whole blocks of it leaves whole blocks whatever the page size.
+ */
+#define FIO_BLOCK ((size_t)4096)
+
 /* Transparent huge page size on x86-64: the vmsplice buffer's alignment. */
 #define FIO_HUGE_PAGE ((size_t)2 << 20)
 

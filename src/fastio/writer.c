@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/ioctl.h>
 
 #include "fastio.h"
@@ -238,6 +239,26 @@ fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk)
 	if ((stop ? stop_thread(w) : wait_for(w, N - 1, FIO_WRITER_LOW)) < 0)
 		return NULL;
 	return w->buf[w->tail % N];
+}
+
+/*
+ * The bytes past the last whole block wait in a copy of their own while
+ * the buffer goes out: the buffer is the writer's from then on.
+ */
+char *
+fio_writer_put_whole(struct fio_writer *w, char *buf, size_t n, int bulk,
+		     size_t *kept)
+{
+	char tail[FIO_BLOCK];
+	size_t rest = n % FIO_BLOCK;
+	char *next;
+
+	memcpy(tail, buf + n - rest, rest);
+	next = fio_writer_put(w, buf, n - rest, bulk);
+	if (next != NULL)
+		memcpy(next, tail, rest);
+	*kept = rest;
+	return next;
 }
 
 int
