@@ -21,9 +21,11 @@
  *           pipeful a call, both pipes grown to 1 MiB (the fastest relay
  *           for `yes | X | reader` we know; ours splices FIO_SPLICE_CHUNK,
  *           whose comment in tune.h says why less)
- *   keep    the same relay keeping both pipes as it found them: the
- *           least a relay between two programs of a shell's pipeline
- *           costs (pipebench --pipeline's ceiling)
+ *   keep    the same relay, each pipe at half the size it found, as
+ *           pipebench --pipeline keeps a link: the least a relay
+ *           between two programs of a shell's pipeline costs where it
+ *           buffers no more than the shell's one pipe (--pipeline's
+ *           ceiling)
  * KIB (default 1024) sizes the producers' pipes, the output's among them,
  * and their rounds: 512 and 1024 are the two output pipes yes may have
  * (FIO_PIPE_SIZE, FIO_PIPE_GULP).
@@ -71,6 +73,11 @@ relay(int grow)
 	if (grow) {
 		(void)fcntl(STDIN_FILENO, F_SETPIPE_SZ, PIPE_SIZE);
 		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, PIPE_SIZE);
+	} else {
+		(void)fcntl(STDIN_FILENO, F_SETPIPE_SZ,
+			    fcntl(STDIN_FILENO, F_GETPIPE_SZ) / 2);
+		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ,
+			    fcntl(STDOUT_FILENO, F_GETPIPE_SZ) / 2);
 	}
 	while ((n = splice(STDIN_FILENO, NULL, STDOUT_FILENO, NULL, PIPE_SIZE,
 			   0)) > 0)

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,7 +31,8 @@ pb_export_open(struct pb_export *e, const char *path)
 		return -1;
 	}
 	sprintf(e->tmp, "%s.XXXXXX", path);
-	fd = mkstemp(e->tmp);
+	/* Close-on-exec: the commands we run must not hold it. */
+	fd = mkostemp(e->tmp, O_CLOEXEC);
 	if (fd < 0 || (e->f = fdopen(fd, "w")) == NULL) {
 		/* The user's name in the message: the temporary one is ours. */
 		prog_warn(errno, "%s", prog_quote(path));

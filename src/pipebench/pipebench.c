@@ -492,6 +492,7 @@ main(int argc, char *argv[])
 {
 	static struct pb_options opt;
 	struct pb_export csv;
+	struct sigaction old_int;
 	char *buf;
 	int rc;
 
@@ -534,7 +535,16 @@ main(int argc, char *argv[])
 		return EXIT_FAILURE;
 	}
 	(void)fio_init();
-	pb_catch_interrupt();
+	/*
+	 * A caller may leave SIGCHLD ignored, and then the kernel reaps our
+	 * children before we can learn how they ended; an ignored SIGINT
+	 * stays ignored, as a shell leaves it for what it starts. The
+	 * pipeline waits for its signals itself (pipeline.c).
+	 */
+	signal(SIGCHLD, SIG_DFL);
+	if (!opt.pipeline && sigaction(SIGINT, NULL, &old_int) == 0 &&
+	    old_int.sa_handler != SIG_IGN)
+		pb_catch_interrupt();
 	if (opt.compare)
 		rc = pb_compare(argv + optind, argc - optind, buf);
 	else if (opt.pipeline)

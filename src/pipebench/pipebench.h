@@ -240,8 +240,14 @@ struct pb_relay {
 	int started;
 };
 
+#define PB_IN_PIPE STDIN_FILENO
+#define PB_IN_FILE (-2)
+
 struct pb_pipeline {
 	int n;
+	int in_watch; /* what the first stage reads, our standard input:
+		       * PB_IN_PIPE (we look at it), PB_IN_FILE (it always
+		       * holds more: as if full), or -1 (not watched) */
 	struct pb_stage stage[PB_MAX_STAGES];
 	struct pb_relay relay[PB_MAX_STAGES + 1];
 	struct timespec start;
@@ -250,6 +256,9 @@ struct pb_pipeline {
 /* pipeline.c: argc operands (one: a command line; more: argv lists).
  * Returns the exit status; 2 for a pipeline that cannot be run. */
 int pb_pipeline(char **argv, int argc, struct pb_export *csv);
+/* parse.c: the command line s into pl's stages, as the shell splits a
+ * pipeline; 0, or -1 after a message. */
+int pb_pipeline_parse(struct pb_pipeline *pl, const char *s);
 /* relay.c */
 void pb_relays_start(struct pb_pipeline *pl);
 void pb_relays_end(struct pb_pipeline *pl);

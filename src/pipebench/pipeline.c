@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --pipeline: a whole pipeline run by us, stage by stage, each stage's
- * input and output on a pipe we watch, so that the stage that holds the
- * rest back can be named. This file reads the pipeline (a command line
- * split at its unquoted |, or argv lists split at a lone |), starts the
- * stages and waits for them; relay.c moves the bytes and watches the
- * pipes, stages.c reports.
+ * --pipeline: a whole pipeline run by us as the shell runs it, stage by
+ * stage, each stage's output on a pipe we watch, so that the stage that
+ * holds the rest back can be named. This file starts the stages, each
+ * with its pipes made as it starts, and waits for them as bash -o
+ * pipefail does; parse.c splits a command line (argv lists are split
+ * here, at a lone |), relay.c moves the bytes and watches the pipes,
+ * stages.c reports.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,60 +32,6 @@ bad(const char *what)
 {
 	prog_warn(0, "--pipeline: %s", what);
 	return -1;
-}
-
-/* A stage of text from..to, its blanks trimmed; -1 if it is empty. */
-static int
-add_text(struct pb_pipeline *pl, const char *from, const char *to)
-{
-	while (from < to && (*from == ' ' || *from == '\t' || *from == '\n'))
-		from++;
-	while (to > from && (to[-1] == ' ' || to[-1] == '\t' || to[-1] == '\n'))
-		to--;
-	if (from == to)
-		return bad("a stage is empty");
-	if (pl->n == PB_MAX_STAGES)
-		return bad("more than 64 stages");
-	pl->stage[pl->n].text = strndup(from, (size_t)(to - from));
-	if (pl->stage[pl->n].text == NULL)
-		return bad("memory exhausted");
-	pl->n++;
-	return 0;
-}
-
-/*
- * The command line split at each | that the shell would take for a pipe:
- * not inside quotes, not escaped by a backslash. Each stage is run by
- * sh -c as it is written.
- */
-static int
-split_text(struct pb_pipeline *pl, const char *s)
-{
-	const char *start = s;
-	char quote = 0;
-
-	for (; *s != '\0'; s++) {
-		if (quote == '\'') {
-			if (*s == '\'')
-				quote = 0;
-		} else if (*s == '\\') {
-			if (s[1] == '\0')
-				break;
-			s++;
-		} else if (quote == '"') {
-			if (*s == '"')
-				quote = 0;
-		} else if (*s == '\'' || *s == '"') {
-			quote = *s;
-		} else if (*s == '|') {
-			if (add_text(pl, start, s) < 0)
-				return -1;
-			start = s + 1;
-		}
-	}
-	if (quote != 0)
-		return bad("unbalanced quotes");
-	return add_text(pl, start, s);
 }
 
 /* The words of argv[from..to) joined by spaces, for the table. */
@@ -135,76 +83,142 @@ split_argv(struct pb_pipeline *pl, char **argv, int argc)
 	return 0;
 }
 
-/* A stage's child: its ends in place, then the command. */
+/*
+ * The signals we pass on to the stages: SIGINT, SIGTERM and SIGHUP, each
+ * unless it was ignored when we started (a shell leaves an ignored
+ * signal ignored in what it starts, and so do we). They wait, blocked,
+ * with SIGCHLD, for wait_stages(): none is lost between a fork and the
+ * wait.
+ */
+static sigset_t passed, waited;
+
+static void
+catch_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa;
+	size_t i;
+
+	sigemptyset(&passed);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		if (sigaction(sigs[i], NULL, &sa) == 0 &&
+		    sa.sa_handler != SIG_IGN)
+			sigaddset(&passed, sigs[i]);
+	waited = passed;
+	sigaddset(&waited, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &waited, NULL);
+}
+
+/* A stage's child: its ends in place, the signals as it would have them
+ * from a shell, then the command. */
 static _Noreturn void
 stage_child(const struct pb_stage *st, int in, int out)
 {
+	int sig;
+
 	if (in >= 0)
 		dup2(in, STDIN_FILENO);
 	if (out >= 0)
 		dup2(out, STDOUT_FILENO);
-	signal(SIGINT, SIG_DFL);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(&passed, sig) == 1)
+			signal(sig, SIG_DFL);
 	pb_exec(st->argv != NULL ? NULL : st->text, st->argv);
 }
 
 /*
- * The pipes: one into each stage and one out of each, but where our own
- * standard input or output is a terminal, which the first or last stage
- * then has as it would in a shell. Every end we keep is close-on-exec.
+ * A pipe of ours, close-on-exec, holding half what a new pipe holds: a
+ * watched link has two, the stage's and the next one's, and together
+ * they hold what the shell's one pipe would (a stage that must block in
+ * a shell blocks here too). Returns the size a new pipe had, or 0.
  */
 static int
-make_pipes(struct pb_pipeline *pl, int ends[][2])
+half_pipe(int p[2])
 {
-	int i, p[2];
+	long page = sysconf(_SC_PAGESIZE);
+	int size;
 
-	for (i = 0; i <= pl->n; i++) {
-		pl->relay[i].from = pl->relay[i].to = -1;
-		ends[i][0] = ends[i][1] = -1;
-	}
-	for (i = 0; i <= pl->n; i++) {
-		if ((i == 0 && isatty(STDIN_FILENO)) ||
-		    (i == pl->n && isatty(STDOUT_FILENO)))
-			continue;
-		if (i == 0) {
-			pl->relay[0].from = STDIN_FILENO;
-		} else {
-			if (pipe2(p, O_CLOEXEC) < 0)
-				return -1;
-			pl->relay[i].from = p[0];
-			ends[i - 1][1] = p[1]; /* stage i - 1's output */
-		}
-		if (i == pl->n) {
-			pl->relay[i].to = STDOUT_FILENO;
-		} else {
-			if (pipe2(p, O_CLOEXEC) < 0)
-				return -1;
-			pl->relay[i].to = p[1];
-			ends[i][0] = p[0]; /* stage i's input */
-		}
-	}
-	return 0;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return 0;
+	size = fcntl(p[1], F_GETPIPE_SZ);
+	if (size >= 2 * page)
+		(void)fcntl(p[1], F_SETPIPE_SZ, size / 2);
+	return size > 0 ? size : (int)page;
 }
 
+/*
+ * Stage i's output: a pipe to a relay that feeds the next stage, or to
+ * our standard output for the last (unless that is a terminal, which the
+ * last stage then has, as in a shell). Out of descriptors, a link is one
+ * pipe between the two stages, unwatched, as the shell's: a shell runs
+ * 60 stages with 64 descriptors, and so do we. Returns the stage's
+ * output end, and the next stage's input in *next; -1 if no pipe at all.
+ */
+static int
+link_out(struct pb_pipeline *pl, int i, int *next)
+{
+	struct pb_relay *r = &pl->relay[i + 1];
+	int a[2], b[2], size;
+
+	*next = -1;
+	if (i == pl->n - 1 && isatty(STDOUT_FILENO))
+		return STDOUT_FILENO;
+	if ((size = half_pipe(a)) == 0)
+		return i == pl->n - 1 ? STDOUT_FILENO : -1;
+	if (i == pl->n - 1) {
+		r->from = a[0];
+		r->to = STDOUT_FILENO;
+		return a[1];
+	}
+	if (half_pipe(b) == 0) {
+		(void)fcntl(a[1], F_SETPIPE_SZ, size);
+		*next = a[0];
+		return a[1];
+	}
+	r->from = a[0];
+	r->to = b[1];
+	*next = b[0];
+	return a[1];
+}
+
+/*
+ * The stages, each started as its pipes are made; stage 0 reads our
+ * standard input itself, as in a shell: a seekable input keeps the
+ * offset the stage leaves, and nothing is read that no stage asked for.
+ */
 static int
 start_stages(struct pb_pipeline *pl)
 {
-	int ends[PB_MAX_STAGES + 1][2], i;
+	struct stat st;
+	int in = -1, out, next, i;
 
-	if (make_pipes(pl, ends) < 0) {
-		prog_warn(errno, "pipe");
-		return -1;
-	}
+	for (i = 0; i <= pl->n; i++)
+		pl->relay[i].from = pl->relay[i].to = -1;
+	pl->in_watch = fstat(STDIN_FILENO, &st) < 0 ? -1
+		       : S_ISFIFO(st.st_mode)	    ? PB_IN_PIPE
+		       : S_ISREG(st.st_mode)	    ? PB_IN_FILE
+						    : -1;
 	clock_gettime(CLOCK_MONOTONIC, &pl->start);
 	for (i = 0; i < pl->n; i++) {
+		out = link_out(pl, i, &next);
+		if (out < 0) {
+			prog_warn(errno, "pipe");
+			if (in >= 0)
+				close(in);
+			return -1;
+		}
 		pl->stage[i].pid = fork();
 		if (pl->stage[i].pid == 0)
-			stage_child(&pl->stage[i], ends[i][0], ends[i][1]);
-		if (ends[i][0] >= 0)
-			close(ends[i][0]);
-		if (ends[i][1] >= 0)
-			close(ends[i][1]);
+			stage_child(&pl->stage[i], in, out);
+		if (in >= 0)
+			close(in);
+		if (out != STDOUT_FILENO)
+			close(out);
+		in = next;
 		if (pl->stage[i].pid < 0) {
 			prog_warn(errno, "fork");
+			if (in >= 0)
+				close(in);
 			return -1;
 		}
 		atomic_store(&pl->stage[i].running, 1);
@@ -235,45 +249,59 @@ signal_tree(pid_t pid, int sig, int depth)
 	fclose(f);
 }
 
-/*
- * Wait for every stage, its rusage and its time; a SIGINT to us goes on
- * to every stage still running (once), and the wait goes on. (From a
- * terminal, the stages have it already: they are in our process group.)
- */
 static void
+signal_stages(struct pb_pipeline *pl, int sig)
+{
+	int i;
+
+	for (i = 0; i < pl->n; i++)
+		if (atomic_load(&pl->stage[i].running))
+			signal_tree(pl->stage[i].pid, sig, 0);
+}
+
+/*
+ * Wait for every stage started, its rusage and its time. A signal we
+ * pass on goes to every stage still running, each time it comes; the
+ * first is returned, for us to die of once the report is out.
+ */
+static int
 wait_stages(struct pb_pipeline *pl)
 {
 	struct timespec now;
-	int left = pl->n, i, forwarded = 0, wstatus;
+	int left = 0, i, wstatus, sig = 0;
 	struct rusage ru;
+	siginfo_t si;
 	pid_t pid;
 
+	for (i = 0; i < pl->n; i++)
+		left += atomic_load(&pl->stage[i].running);
 	while (left > 0) {
-		pid = wait4(-1, &wstatus, 0, &ru);
-		if (pid < 0) {
-			if (errno != EINTR)
-				return;
-			if (pb_interrupted && !forwarded) {
-				forwarded = 1;
-				for (i = 0; i < pl->n; i++)
-					if (atomic_load(&pl->stage[i].running))
-						signal_tree(pl->stage[i].pid,
-							    SIGINT, 0);
-			}
+		if (sigwaitinfo(&waited, &si) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (si.si_signo != SIGCHLD) {
+			if (sig == 0)
+				sig = si.si_signo;
+			signal_stages(pl, si.si_signo);
 			continue;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		for (i = 0; i < pl->n; i++)
-			if (pl->stage[i].pid == pid)
-				break;
-		if (i == pl->n)
-			continue;
-		pl->stage[i].wstatus = wstatus;
-		pl->stage[i].ru = ru;
-		pl->stage[i].secs = pb_seconds(&pl->start, &now);
-		atomic_store(&pl->stage[i].running, 0);
-		left--;
+		while ((pid = wait4(-1, &wstatus, WNOHANG, &ru)) > 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			for (i = 0; i < pl->n; i++)
+				if (pl->stage[i].pid == pid)
+					break;
+			if (i == pl->n || !atomic_load(&pl->stage[i].running))
+				continue;
+			pl->stage[i].wstatus = wstatus;
+			pl->stage[i].ru = ru;
+			pl->stage[i].secs = pb_seconds(&pl->start, &now);
+			atomic_store(&pl->stage[i].running, 0);
+			left--;
+		}
 	}
+	return sig;
 }
 
 static void
@@ -290,14 +318,14 @@ int
 pb_pipeline(char **argv, int argc, struct pb_export *csv)
 {
 	struct pb_pipeline *pl = calloc(1, sizeof *pl);
-	int rc, split;
+	int rc, split, sig;
 
 	if (pl == NULL) {
 		prog_warn(0, "memory exhausted");
 		return EXIT_FAILURE;
 	}
-	split =
-	    argc == 1 ? split_text(pl, argv[0]) : split_argv(pl, argv, argc);
+	split = argc == 1 ? pb_pipeline_parse(pl, argv[0])
+			  : split_argv(pl, argv, argc);
 	if (split == 0 && pl->n == 1)
 		split = bad("a pipeline has two stages or more; for one "
 			    "command, use --exec");
@@ -308,18 +336,28 @@ pb_pipeline(char **argv, int argc, struct pb_export *csv)
 	}
 	/* A stage that goes away leaves its relay an EPIPE, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	catch_signals();
 	if (start_stages(pl) < 0) {
-		/* Those started see their pipes close, and end. */
+		/* Those started end, as their pipes close. */
+		signal_stages(pl, SIGTERM);
 		pb_relays_close(pl);
-		wait_stages(pl);
+		(void)wait_stages(pl);
 		free_pipeline(pl);
 		pb_export_abort(csv);
 		return EXIT_FAILURE;
 	}
 	pb_relays_start(pl);
-	wait_stages(pl);
+	sig = wait_stages(pl);
 	pb_relays_end(pl);
 	rc = pb_pipeline_report(pl, csv);
 	free_pipeline(pl);
+	if (sig != 0) {
+		/* Die of it, as the stages did, so that a calling shell sees
+		 * it. */
+		fflush(NULL);
+		signal(sig, SIG_DFL);
+		sigprocmask(SIG_UNBLOCK, &waited, NULL);
+		raise(sig);
+	}
 	return rc;
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --pipeline's relays and watcher. A relay a pipe: a thread that moves
- * what a stage writes on to the next stage (or our standard input to the
- * first, the last one's output to our standard output) through
- * libfastio's pump, splicing where it can and never growing a pipe, so
- * that each stage has the pipe a shell would give it. The watcher, one
- * more thread, looks at every pipe each PB_WATCH_NS (FIONREAD) while its
- * stage runs, and counts how often a stage's input was full and its
- * output empty; on a terminal it also draws a line a stage.
+ * --pipeline's relays and watcher. A relay a link: a thread that moves
+ * what a stage writes on to the next stage (the last one's output to our
+ * standard output) through libfastio's pump, splicing where it can and
+ * never growing a pipe, so that each stage has the pipe a shell would
+ * give it. The watcher, one more thread, looks at every pipe each
+ * PB_WATCH_NS (FIONREAD) while its stage runs, our standard input for
+ * the first stage if it is a pipe, and counts how often a stage's input
+ * was full and its output empty; on a terminal it also draws a line a
+ * stage.
  */
 #include "config.h"
 
@@ -72,21 +73,40 @@ pb_relays_close(struct pb_pipeline *pl)
 		}
 }
 
+/* What from holds now: what a relay told to stop still passes on. */
+static uint64_t
+queued(int fd)
+{
+	int n = 0;
+
+	return ioctl(fd, FIONREAD, &n) == 0 && n > 0 ? (uint64_t)n : 0;
+}
+
 /*
  * Move from's bytes to to until from ends, to goes away, or we are told
  * to stop; then close both, so that the stage before sees its reader gone
- * and the stage after its end of file, as in a shell's pipeline.
+ * and the stage after its end of file, as in a shell's pipeline. Told to
+ * stop (every stage has ended), it passes on what from holds and no more:
+ * a stage's background child may hold from open, and a shell does not
+ * wait for it either.
  */
 static void *
 relay(void *arg)
 {
 	struct pb_relay *r = arg;
 	struct fio_pump p;
+	uint64_t limit = FIO_FOREVER;
 	ssize_t n;
 
 	fio_pump_init(&p, &r->in, &r->out, r->buf, PB_RELAY_BUF, FIO_FOREVER,
 		      FIO_PUMP_SIGNALS | FIO_PUMP_KEEP_PIPES);
-	while (!atomic_load(&r->stop)) {
+	for (;;) {
+		if (limit == FIO_FOREVER && atomic_load(&r->stop))
+			limit = p.total + queued(r->from);
+		if (p.total >= limit)
+			break;
+		if (limit != FIO_FOREVER)
+			p.left = limit - p.total;
 		n = fio_pump_fill(&p);
 		if (n > 0 && fio_pump_flush_all(&p) < 0)
 			n = -1;
@@ -126,6 +146,16 @@ look(struct pb_pipeline *pl)
 		st->samples++;
 		in = &pl->relay[i];
 		out = &pl->relay[i + 1];
+		/* Our standard input, which the first stage reads: a pipe
+		 * as full as it is, a file always so. */
+		if (i == 0 && pl->in_watch == PB_IN_FILE)
+			st->in_full++;
+		if (i == 0 && pl->in_watch == PB_IN_PIPE &&
+		    ioctl(pl->in_watch, FIONREAD, &queued) == 0) {
+			st->in_queued = queued;
+			if ((size_t)queued >= in->size - in->size / 4)
+				st->in_full++;
+		}
 		pthread_mutex_lock(&in->lock);
 		if (in->open && ioctl(in->to, FIONREAD, &queued) == 0) {
 			st->in_queued = queued;
@@ -196,6 +226,9 @@ pb_relays_start(struct pb_pipeline *pl)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop; /* no SA_RESTART: a waiting call ends */
 	sigaction(SIGUSR1, &sa, NULL);
+	if (pl->in_watch == PB_IN_PIPE &&
+	    fio_classify(pl->in_watch, &pl->relay[0].in) == 0)
+		pl->relay[0].size = pl->relay[0].in.pipe_size;
 	for (i = 0; i <= pl->n; i++) {
 		struct pb_relay *r = &pl->relay[i];
 
@@ -224,9 +257,9 @@ pb_relays_start(struct pb_pipeline *pl)
 }
 
 /*
- * Once every stage has ended: each relay comes to its end by itself (its
- * writer gone, or its reader), but the one from our standard input may
- * wait there for bytes nobody will take: it is told to stop.
+ * Once every stage has ended: each relay is told to stop (it passes on
+ * what its pipe holds, then ends) and woken from a call that waits for
+ * bytes that may never come, until it has.
  */
 void
 pb_relays_end(struct pb_pipeline *pl)
@@ -234,16 +267,15 @@ pb_relays_end(struct pb_pipeline *pl)
 	struct timespec ms = {0, 1000000};
 	int i;
 
-	for (i = 1; i <= pl->n; i++)
-		if (pl->relay[i].started)
-			pthread_join(pl->relay[i].thread, NULL);
-	if (pl->relay[0].started) {
-		atomic_store(&pl->relay[0].stop, 1);
-		while (pthread_tryjoin_np(pl->relay[0].thread, NULL) != 0) {
-			pthread_kill(pl->relay[0].thread, SIGUSR1);
-			nanosleep(&ms, NULL);
+	for (i = 0; i <= pl->n; i++)
+		if (pl->relay[i].started) {
+			atomic_store(&pl->relay[i].stop, 1);
+			while (pthread_tryjoin_np(pl->relay[i].thread, NULL) !=
+			       0) {
+				pthread_kill(pl->relay[i].thread, SIGUSR1);
+				nanosleep(&ms, NULL);
+			}
 		}
-	}
 	if (watch.started) {
 		pthread_mutex_lock(&watch.lock);
 		watch.done = 1;

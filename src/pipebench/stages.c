@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,13 +46,22 @@ moved(const struct pb_pipeline *pl, int i)
 	return bytes_out(pl, i) >= 0 ? bytes_out(pl, i) : bytes_in(pl, i);
 }
 
+/* Whether stage i's input is watched: a relay's pipe, or for the first
+ * our standard input if it is a pipe (which the stage reads itself: its
+ * bytes are not counted). */
+static int
+in_watched(const struct pb_pipeline *pl, int i)
+{
+	return pl->relay[i].from >= 0 || (i == 0 && pl->in_watch != -1);
+}
+
 /* A share of the looks, or -1 where the pipe is not watched. */
 static double
 in_full(const struct pb_pipeline *pl, int i)
 {
 	const struct pb_stage *st = &pl->stage[i];
 
-	return pl->relay[i].from < 0 || st->samples == 0
+	return !in_watched(pl, i) || st->samples == 0
 		   ? -1
 		   : (double)st->in_full / st->samples;
 }
@@ -92,12 +102,29 @@ bottleneck(const struct pb_pipeline *pl)
 	return at;
 }
 
+/* Whether descriptors a and b are the same terminal. */
+static int
+same_terminal(int a, int b)
+{
+	struct stat x, y;
+
+	return isatty(a) && isatty(b) && fstat(a, &x) == 0 &&
+	       fstat(b, &y) == 0 && x.st_rdev == y.st_rdev;
+}
+
+/*
+ * The live lines, on a terminal or with --progress; never on the
+ * terminal the last stage writes to, where moving the cursor up to draw
+ * them again would write over what the stage printed.
+ */
 int
 pb_pipeline_display(void)
 {
 	const struct pb_options *opt = pb_opt;
 
-	return !opt->quiet && (opt->progress || isatty(fileno(pb_status)));
+	if (opt->quiet || same_terminal(STDOUT_FILENO, fileno(pb_status)))
+		return 0;
+	return opt->progress || isatty(fileno(pb_status));
 }
 
 static const char *
@@ -155,7 +182,7 @@ pb_pipeline_draw(struct pb_pipeline *pl, int again)
 			    ? pb_amount_short(c, sizeof c,
 					      (uint64_t)((double)bytes / s))
 			    : "-",
-			fill(d, sizeof d, pl->relay[i].from >= 0, st->in_queued,
+			fill(d, sizeof d, in_watched(pl, i), st->in_queued,
 			     pl->relay[i].size),
 			fill(e, sizeof e, pl->relay[i + 1].from >= 0,
 			     st->out_queued, pl->relay[i + 1].in.pipe_size),
@@ -356,7 +383,10 @@ pb_pipeline_report(const struct pb_pipeline *pl, struct pb_export *e)
 				  pl->relay[i].side == FIO_SIDE_OUTPUT
 				      ? "write error"
 				      : "read error");
-			if (rc == 0)
+			/* Our own output failed: the last stage died of the
+			 * SIGPIPE that made, where in a shell it would have met
+			 * the error itself and failed with 1. */
+			if (rc == 0 || i == pl->n)
 				rc = EXIT_FAILURE;
 		}
 	if (!pb_opt->no_summary)
