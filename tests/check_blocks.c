@@ -145,7 +145,7 @@ read_blocks(pid_t pid, int fd, size_t bs, uint64_t limit, uint64_t stride,
  * yes: every strategy and every shape of the tee strategy, each change
  * of shape (FASTIO_FORCE=probe: a new one every round), the start's
  * write()s; patterns whose length divides a page: "y", "" and 16-byte
- * lines.
+ * lines; 16 MiB each.
  */
 static const char *const yes_env[][3] = {
     {NULL},
@@ -170,15 +170,18 @@ START_TEST(yes_blocks)
 {
 	int env = _i % NYES_ENV, args = _i / NYES_ENV % NYES_ARGS,
 	    bs = _i / NYES_ENV / NYES_ARGS;
+	/* Past the start and through many rounds and changes of shape;
+	 * under qemu, where each read costs many, fewer. */
+	uint64_t len = spawn_need_native() == NULL ? 16 * MIB : 4 * MIB;
 	struct seen s;
 	int p[2];
 	pid_t pid = start("yes", yes_args[args], yes_env[env], NULL, p);
 
-	/* Stops every 700 KiB and a bit: at every kind of place. */
-	read_blocks(pid, p[0], blocks[bs], 24 * MIB, 700 * KIB + 4321, &s);
-	ck_assert_uint_ge(s.bytes, 24 * MIB);
+	/* Stops every 300 KiB and a bit: at every kind of place. */
+	read_blocks(pid, p[0], blocks[bs], len, 300 * KIB + 4321, &s);
+	ck_assert_uint_ge(s.bytes, len);
 	/* A stop a stride, or a pipeful more where a stop took a pipeful. */
-	ck_assert_uint_ge(s.stops, 24 * MIB / (700 * KIB + 4321 + MIB));
+	ck_assert_uint_ge(s.stops, len / (300 * KIB + 4321 + MIB));
 	ck_assert_msg(s.short_at == UINT64_MAX,
 		      "yes '%s' with %s, reads of %zu: %zu bytes at %llu",
 		      yes_args[args][1] ? yes_args[args][1] : "y",
@@ -188,9 +191,9 @@ START_TEST(yes_blocks)
 END_TEST
 
 /*
- * cat's formatting options, each and mixed, on a single regular file of
- * 3 MB: text lines of many lengths, blank runs, tabs, control bytes and
- * bytes from 0x80 up, so that every option changes something. Through
+ * cat's formatting options, each and mixed, on a single regular file
+ * (TEXT): text lines of many lengths, blank runs, tabs, control bytes
+ * and bytes from 0x80 up, so that every option changes something. Through
  * each formatting loop (FASTIO_CAT_SCAN: this CPU's own, VBMI2 or AVX2;
  * 32 the AVX2 loops; 16 the general one; 8 the portable ones of every
  * other CPU) and with the writer's thread from the first byte.
@@ -206,25 +209,26 @@ static const char *const cat_env[][2] = {
     {"FASTIO_FORCE=thread", NULL},
 };
 #define NCAT_ENV (int)(sizeof cat_env / sizeof cat_env[0])
-#define TEXT	 (3 * 1000 * 1000)
+/* 3 MB: the writer's buffers many times over; 1 MB under qemu. */
+#define TEXT (spawn_need_native() == NULL ? 3000000u : 1000000u)
 static char *text_path;
 
 static void
 make_text(void)
 {
-	char *t = malloc(TEXT);
-	size_t i = 0, n;
+	size_t len = TEXT, i = 0, n;
+	char *t = malloc(len);
 	unsigned r = 1;
 
 	ck_assert_ptr_nonnull(t);
-	while (i < TEXT) {
+	while (i < len) {
 		r = r * 1103515245u + 12345u;
 		n = r >> 16 & 0xff;
 		if (n < 40) /* a run of blank lines */
-			for (n = n % 4 + 1; n > 0 && i < TEXT; n--)
+			for (n = n % 4 + 1; n > 0 && i < len; n--)
 				t[i++] = '\n';
 		else /* a line: letters, a tab, now and then a byte shown */
-			for (n = n % 120; i < TEXT; n--) {
+			for (n = n % 120; i < len; n--) {
 				r = r * 1103515245u + 12345u;
 				t[i++] = n == 0	       ? '\n'
 					 : n % 17 == 0 ? '\t'
@@ -234,7 +238,7 @@ make_text(void)
 					break;
 			}
 	}
-	text_path = spawn_temp_path(t, TEXT);
+	text_path = spawn_temp_path(t, len);
 	free(t);
 }
 
@@ -256,7 +260,7 @@ START_TEST(cat_blocks)
 
 	read_blocks(pid, p[0], blocks[bs], 0, 150 * KIB + 1234, &s);
 	ck_assert_uint_gt(s.bytes, TEXT / 2); /* -s takes blank runs away */
-	ck_assert_uint_ge(s.stops, 10);
+	ck_assert_uint_ge(s.stops, 2);
 	ck_assert_msg(s.short_at == UINT64_MAX,
 		      "cat %s with %s, reads of %zu: %zu bytes at %llu",
 		      cat_opts[opts],
