@@ -401,8 +401,8 @@ char *fio_writer_put(struct fio_writer *w, char *buf, size_t n, int bulk);
 
 /*
  * fio_writer_put_whole: as fio_writer_put, for a caller whose output goes
- * on after this buffer: only its whole blocks of FIO_BLOCK bytes go out,
- * and the rest, fewer than FIO_BLOCK bytes, is at the start of the buffer
+ * on after this buffer: only its whole blocks of FIO_WHOLE_BLOCK bytes go out,
+ * and the rest, fewer than FIO_WHOLE_BLOCK bytes, is at the start of the buffer
  * returned (*kept bytes), to be sent with what follows. A reader that
  * takes one read() as a block (dd without iflag=fullblock) then gets
  * whole blocks of up to 4 KiB, as from GNU's cat, whose writes are whole

@@ -334,12 +334,12 @@ user_fill(struct fio_pump *p)
 		want = need;
 	/*
 	 * A regular file's reads come back whole but the last: asked to end
-	 * on a whole block (FIO_BLOCK) of what is held, they leave whole
+	 * on a whole block (FIO_WHOLE_BLOCK) of what is held, they leave whole
 	 * blocks to write, as GNU's reads and writes of 128 KiB do, for a
 	 * reader that takes one read as a block.
 	 */
-	else if (in->kind == FIO_REGULAR && want > FIO_BLOCK)
-		want -= (p->held + want) % FIO_BLOCK;
+	else if (in->kind == FIO_REGULAR && want > FIO_WHOLE_BLOCK)
+		want -= (p->held + want) % FIO_WHOLE_BLOCK;
 	n = fio_read(in->fd, p->buf + p->held, want, interruptible(p));
 	if (n < 0) {
 		p->side = FIO_SIDE_INPUT;

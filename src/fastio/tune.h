@@ -24,7 +24,7 @@
  * Written bytes merge into a pipe's last page, so a writer whose writes
  * are whole blocks of it leaves whole blocks whatever the page size.
  */
-#define FIO_BLOCK ((size_t)4096)
+#define FIO_WHOLE_BLOCK ((size_t)4096)
 
 /* Transparent huge page size on x86-64: the vmsplice buffer's alignment. */
 #define FIO_HUGE_PAGE ((size_t)2 << 20)

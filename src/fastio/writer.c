@@ -249,8 +249,8 @@ char *
 fio_writer_put_whole(struct fio_writer *w, char *buf, size_t n, int bulk,
 		     size_t *kept)
 {
-	char tail[FIO_BLOCK];
-	size_t rest = n % FIO_BLOCK;
+	char tail[FIO_WHOLE_BLOCK];
+	size_t rest = n % FIO_WHOLE_BLOCK;
 	char *next;
 
 	memcpy(tail, buf + n - rest, rest);
