@@ -361,7 +361,8 @@ workload_verdict() {
 	verdict_rows >"$tmp/verdict.rows"
 	printf '\n| target | ours / best (median rates) | |\n|:--|--:|:--|\n'
 	cat "$tmp/verdict.rows"
-	awk -F '|' '{ n++; if ($4 ~ / met /) m++; else if ($4 ~ / tie /) t++ }
+	# The verdict is the last cell: a target's text may hold a |.
+	awk -F '|' '{ n++; v = $(NF - 1); if (v ~ /not met/) ; else if (v ~ / met /) m++; else if (v ~ /tie/) t++ }
 		END { printf "\n%d targets: %d met, %d ties, %d not met.\n", n, m, t, n - m - t }' \
 		"$tmp/verdict.rows"
 }
