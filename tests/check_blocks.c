@@ -209,8 +209,13 @@ static const char *const cat_env[][2] = {
     {"FASTIO_FORCE=thread", NULL},
 };
 #define NCAT_ENV (int)(sizeof cat_env / sizeof cat_env[0])
-/* 3 MB: the writer's buffers many times over; 1 MB under qemu. */
-#define TEXT (spawn_need_native() == NULL ? 3000000u : 1000000u)
+/*
+ * 3 MB: the writer's buffers many times over, and more than its pipe
+ * can hold (1 MiB at most) by many strides, so that the writer cannot
+ * have ended before the reader's second stop. Under qemu too: with 1 MB
+ * a writer that grew its pipe was now and then gone at the first.
+ */
+#define TEXT 3000000u
 static char *text_path;
 
 static void
