@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --pipeline's command line, split into stages where the shell would
+ * --pipeline's operands, split into stages. argv lists end at a lone |
+ * and run as they are. A command line is split where the shell would
  * split it: at a | of the top level, outside quotes, $(...), `...`,
  * ${...}, ( ), { }, if/case/loop compounds and comments, so that each
- * stage is a command sh -c
- * runs as the shell would have run it in the pipeline. `a |& b` is
+ * stage is a command sh -c runs as the shell would have run it in the
+ * pipeline. `a |& b` is
  * `a 2>&1 | b`, as bash has it. What would make the line more than one
  * pipeline (&&, ||, ;, &, a newline) is refused, named, before anything
  * runs: a list's parts do not share pipes, and metering one pipeline is
@@ -41,7 +42,7 @@ blank(char c)
 	return c == ' ' || c == '\t' || c == '\n';
 }
 
-/* Whether s[i] begins a word: the line's start, or after a blank or an
+/* Whether p begins a word: the line's start, or after a blank or an
  * operator. */
 static int
 word_start(const char *s, const char *p)
@@ -189,8 +190,8 @@ operator(struct lex *l, const char *p)
 	return 0;
 }
 
-int
-pb_pipeline_parse(struct pb_pipeline *pl, const char *s)
+static int
+parse_line(struct pb_pipeline *pl, const char *s)
 {
 	struct lex l = {s, s, {0}, 0, pl};
 	const char *p;
@@ -270,4 +271,65 @@ pb_pipeline_parse(struct pb_pipeline *pl, const char *s)
 			? "unbalanced quotes"
 			: "unbalanced parentheses, braces or backquotes");
 	return add_stage(pl, l.start, p, "");
+}
+
+/* The words of argv[from..to) joined by spaces, for the table. */
+static char *
+joined(char **argv, int from, int to)
+{
+	size_t len = 1, k;
+	char *text, *p;
+	int i;
+
+	for (i = from; i < to; i++)
+		len += strlen(argv[i]) + 1;
+	text = p = malloc(len);
+	if (text == NULL)
+		return NULL;
+	for (i = from; i < to; i++) {
+		if (i > from)
+			*p++ = ' ';
+		k = strlen(argv[i]);
+		memcpy(p, argv[i], k);
+		p += k;
+	}
+	*p = '\0';
+	return text;
+}
+
+/* argv lists, each stage ending at a lone "|": run as they are. */
+static int
+split_argv(struct pb_pipeline *pl, char **argv, int argc)
+{
+	int i, first = 0;
+
+	for (i = 0; i <= argc; i++) {
+		if (i < argc && strcmp(argv[i], "|") != 0)
+			continue;
+		if (i == first)
+			return refuse("a stage is empty");
+		if (pl->n == PB_MAX_STAGES)
+			return refuse("more than 64 stages");
+		pl->stage[pl->n].argv = argv + first;
+		pl->stage[pl->n].text = joined(argv, first, i);
+		if (pl->stage[pl->n].text == NULL)
+			return refuse("memory exhausted");
+		if (i < argc)
+			argv[i] = NULL; /* the stage's argv ends there */
+		pl->n++;
+		first = i + 1;
+	}
+	return 0;
+}
+
+int
+pb_pipeline_parse(struct pb_pipeline *pl, char **argv, int argc)
+{
+	int rc =
+	    argc == 1 ? parse_line(pl, argv[0]) : split_argv(pl, argv, argc);
+
+	if (rc == 0 && pl->n == 1)
+		rc = refuse("a pipeline has two stages or more; for one "
+			    "command, use --exec");
+	return rc;
 }

@@ -256,9 +256,10 @@ struct pb_pipeline {
 /* pipeline.c: argc operands (one: a command line; more: argv lists).
  * Returns the exit status; 2 for a pipeline that cannot be run. */
 int pb_pipeline(char **argv, int argc, struct pb_export *csv);
-/* parse.c: the command line s into pl's stages, as the shell splits a
- * pipeline; 0, or -1 after a message. */
-int pb_pipeline_parse(struct pb_pipeline *pl, const char *s);
+/* parse.c: argc operands (one: a command line, split as the shell splits
+ * a pipeline; more: argv lists) into pl's stages, two or more; 0, or -1
+ * after a message. argv's lone "|" become NULL. */
+int pb_pipeline_parse(struct pb_pipeline *pl, char **argv, int argc);
 /* relay.c */
 void pb_relays_start(struct pb_pipeline *pl);
 void pb_relays_end(struct pb_pipeline *pl);

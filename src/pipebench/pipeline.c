@@ -4,9 +4,8 @@
  * stage, each stage's output on a pipe we watch, so that the stage that
  * holds the rest back can be named. This file starts the stages, each
  * with its pipes made as it starts, and waits for them as bash -o
- * pipefail does; parse.c splits a command line (argv lists are split
- * here, at a lone |), relay.c moves the bytes and watches the pipes,
- * stages.c reports.
+ * pipefail does; parse.c splits the operands into stages, relay.c moves
+ * the bytes and watches the pipes, stages.c reports.
  */
 #include "config.h"
 
@@ -15,7 +14,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,62 +24,6 @@
 
 /* Bad input: said, nothing started, status 2. */
 #define PB_PIPELINE_USAGE 2
-
-static int
-bad(const char *what)
-{
-	prog_warn(0, "--pipeline: %s", what);
-	return -1;
-}
-
-/* The words of argv[from..to) joined by spaces, for the table. */
-static char *
-joined(char **argv, int from, int to)
-{
-	size_t len = 1, k;
-	char *text, *p;
-	int i;
-
-	for (i = from; i < to; i++)
-		len += strlen(argv[i]) + 1;
-	text = p = malloc(len);
-	if (text == NULL)
-		return NULL;
-	for (i = from; i < to; i++) {
-		if (i > from)
-			*p++ = ' ';
-		k = strlen(argv[i]);
-		memcpy(p, argv[i], k);
-		p += k;
-	}
-	*p = '\0';
-	return text;
-}
-
-/* argv lists, each stage ending at a lone "|": run as they are. */
-static int
-split_argv(struct pb_pipeline *pl, char **argv, int argc)
-{
-	int i, first = 0;
-
-	for (i = 0; i <= argc; i++) {
-		if (i < argc && strcmp(argv[i], "|") != 0)
-			continue;
-		if (i == first)
-			return bad("a stage is empty");
-		if (pl->n == PB_MAX_STAGES)
-			return bad("more than 64 stages");
-		pl->stage[pl->n].argv = argv + first;
-		pl->stage[pl->n].text = joined(argv, first, i);
-		if (pl->stage[pl->n].text == NULL)
-			return bad("memory exhausted");
-		if (i < argc)
-			argv[i] = NULL; /* the stage's argv ends there */
-		pl->n++;
-		first = i + 1;
-	}
-	return 0;
-}
 
 /*
  * The signals we pass on to the stages: SIGINT, SIGTERM and SIGHUP, each
@@ -324,11 +266,7 @@ pb_pipeline(char **argv, int argc, struct pb_export *csv)
 		prog_warn(0, "memory exhausted");
 		return EXIT_FAILURE;
 	}
-	split = argc == 1 ? pb_pipeline_parse(pl, argv[0])
-			  : split_argv(pl, argv, argc);
-	if (split == 0 && pl->n == 1)
-		split = bad("a pipeline has two stages or more; for one "
-			    "command, use --exec");
+	split = pb_pipeline_parse(pl, argv, argc);
 	if (split < 0) {
 		free_pipeline(pl);
 		pb_export_abort(csv);
