@@ -131,6 +131,20 @@ relay(void *arg)
 	return NULL;
 }
 
+/* A look at the pipe fd, of size bytes, that stage st reads: full when
+ * three quarters are. */
+static void
+look_in(struct pb_stage *st, int fd, size_t size)
+{
+	int queued;
+
+	if (ioctl(fd, FIONREAD, &queued) == 0) {
+		st->in_queued = queued;
+		if ((size_t)queued >= size - size / 4)
+			st->in_full++;
+	}
+}
+
 /* What a look at the pipes counts, for each stage still running. */
 static void
 look(struct pb_pipeline *pl)
@@ -150,18 +164,11 @@ look(struct pb_pipeline *pl)
 		 * as full as it is, a file always so. */
 		if (i == 0 && pl->in_watch == PB_IN_FILE)
 			st->in_full++;
-		if (i == 0 && pl->in_watch == PB_IN_PIPE &&
-		    ioctl(pl->in_watch, FIONREAD, &queued) == 0) {
-			st->in_queued = queued;
-			if ((size_t)queued >= in->size - in->size / 4)
-				st->in_full++;
-		}
+		if (i == 0 && pl->in_watch == PB_IN_PIPE)
+			look_in(st, pl->in_watch, in->size);
 		pthread_mutex_lock(&in->lock);
-		if (in->open && ioctl(in->to, FIONREAD, &queued) == 0) {
-			st->in_queued = queued;
-			if ((size_t)queued >= in->size - in->size / 4)
-				st->in_full++;
-		}
+		if (in->open)
+			look_in(st, in->to, in->size);
 		pthread_mutex_unlock(&in->lock);
 		pthread_mutex_lock(&out->lock);
 		if (out->open && ioctl(out->from, FIONREAD, &queued) == 0) {
