@@ -221,19 +221,19 @@ static char *text_path;
 static void
 make_text(void)
 {
-	size_t len = TEXT, i = 0, n;
-	char *t = malloc(len);
+	size_t i = 0, n;
+	char *t = malloc(TEXT);
 	unsigned r = 1;
 
 	ck_assert_ptr_nonnull(t);
-	while (i < len) {
+	while (i < TEXT) {
 		r = r * 1103515245u + 12345u;
 		n = r >> 16 & 0xff;
 		if (n < 40) /* a run of blank lines */
-			for (n = n % 4 + 1; n > 0 && i < len; n--)
+			for (n = n % 4 + 1; n > 0 && i < TEXT; n--)
 				t[i++] = '\n';
 		else /* a line: letters, a tab, now and then a byte shown */
-			for (n = n % 120; i < len; n--) {
+			for (n = n % 120; i < TEXT; n--) {
 				r = r * 1103515245u + 12345u;
 				t[i++] = n == 0	       ? '\n'
 					 : n % 17 == 0 ? '\t'
@@ -243,7 +243,7 @@ make_text(void)
 					break;
 			}
 	}
-	text_path = spawn_temp_path(t, len);
+	text_path = spawn_temp_path(t, TEXT);
 	free(t);
 }
 
