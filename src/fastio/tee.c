@@ -266,15 +266,23 @@ one_round(struct tee *t)
 {
 	struct repeat *r = t->r;
 	unsigned hot = t->shape & FIO_SHAPE_HOT ? 1 : 0, calls;
-	size_t n = fio_min(t->content[hot], r->left), moved = 0;
+	size_t n = fio_min(t->content[hot], r->left), moved = 0, round;
 	uint64_t sent = r->sent;
 	ssize_t k;
 
 	if (realign(r) < 0)
 		return fio_repeat_failed(r);
-	/* A round fills the output pipe at most (FIO_TEE_ROUND). */
+	/* A round fills the output pipe at most (FIO_TEE_ROUND), and ends
+	 * where the stream is at a multiple of a round. A reader of a
+	 * pipeful a read (dd bs=1M) whose blocks our rounds straddle (the
+	 * stream's start leaves it anywhere) stays out of step for good: two
+	 * splices, two reads and their wake-ups a block. */
 	if (r->out.pipe_size >= r->len && n > r->out.pipe_size)
 		n = r->out.pipe_size / r->len * r->len;
+	round = fio_min(r->out.pipe_size, FIO_TEE_ROUND);
+	if (slot_bytes(r) == fio_page_size() && round > 0 &&
+	    round % fio_page_size() == 0)
+		n = fio_min(n, round - (size_t)(r->sent % round));
 	if (!(t->shape & FIO_SHAPE_DIRECT)) {
 		n = fio_min(n, t->midcap);
 		k = fio_tee(t->src[hot][0], t->mid[1], n, 0);
