@@ -20,6 +20,9 @@
 #define D   FIO_SHAPE_DIRECT
 #define G   FIO_SHAPE_GULP
 #define ALL 0xffu
+/* The windows of a try that loses: it ends once more than half its
+ * windows were no faster than the best, since its median cannot be. */
+#define LOST (WIN / 2 + 1)
 
 /* A made-up reader: its rate for each shape, bytes per microsecond. */
 struct reader {
@@ -61,11 +64,11 @@ struct choice_case {
 	const char *what;
 	unsigned allowed, first;
 	struct reader rd;
-	int fast, nfast; /* windows (from 0) fifty times as fast */
-	int slow;	 /* a window fifty times as slow, or -1 */
-	unsigned choice; /* what the first probe must settle on */
-	unsigned tries;	 /* the tries it takes */
-	unsigned never;	 /* shapes it must never run */
+	int fast, nfast;  /* windows (from 0) fifty times as fast */
+	int slow;	  /* a window fifty times as slow, or -1 */
+	unsigned choice;  /* what the first probe must settle on */
+	unsigned windows; /* the windows it takes */
+	unsigned never;	  /* shapes it must never run */
 };
 
 static const struct choice_case choices[] = {
@@ -77,9 +80,9 @@ static const struct choice_case choices[] = {
      0,
      -1,
      H | D | G,
-     4,
+     4 * WIN,
      0},
-    {"the first is the fastest: it stays",
+    {"the first is the fastest: it stays; tries that cannot win end early",
      ALL,
      0,
      {{20, 12, 11, 14, 9, 13, 8, 19}},
@@ -87,7 +90,7 @@ static const struct choice_case choices[] = {
      0,
      -1,
      0,
-     4,
+     WIN + 3 * LOST,
      0},
     {"one bit better: only that bit changes",
      ALL,
@@ -97,7 +100,7 @@ static const struct choice_case choices[] = {
      0,
      -1,
      D,
-     4,
+     2 * WIN + 2 * LOST,
      0},
     {"a single window fifty times as fast decides nothing",
      ALL,
@@ -107,7 +110,7 @@ static const struct choice_case choices[] = {
      1,
      -1,
      0,
-     4,
+     WIN + 1 + 3 * LOST,
      0},
     {"a single window of the choice fifty times as slow decides nothing",
      ALL,
@@ -117,7 +120,17 @@ static const struct choice_case choices[] = {
      0,
      1,
      0,
-     4,
+     WIN + 3 * LOST,
+     0},
+    {"a single window of a faster try fifty times as slow decides nothing",
+     ALL,
+     0,
+     {{10, 20, 9, 9, 9, 9, 9, 9}},
+     0,
+     0,
+     WIN,
+     H,
+     2 * WIN + 2 * LOST,
      0},
     {"most of a try fast is fast: the median is the try's rate",
      ALL,
@@ -127,7 +140,7 @@ static const struct choice_case choices[] = {
      WIN / 2 + 1,
      -1,
      H,
-     4,
+     2 * WIN + 2 * LOST,
      0},
     {"shapes not allowed are never run",
      ~(1u << H | 1u << (H | D)) & ALL,
@@ -137,7 +150,7 @@ static const struct choice_case choices[] = {
      0,
      -1,
      D | G,
-     3,
+     3 * WIN,
      1u << H | 1u << (H | D)},
     {"from another first shape: a bit from it",
      ALL,
@@ -147,7 +160,7 @@ static const struct choice_case choices[] = {
      0,
      -1,
      G | H,
-     4,
+     2 * WIN + 2 * LOST,
      0},
     {"one shape allowed: never a probe",
      1u << D,
@@ -181,8 +194,8 @@ START_TEST(first_choice)
 		      "%s: not settled after %u windows", c->what, n);
 	ck_assert_msg(st.shape == c->choice && st.best == c->choice,
 		      "%s: chose %u, not %u", c->what, st.shape, c->choice);
-	ck_assert_msg(n == c->tries * WIN, "%s: %u windows, not %u tries of %u",
-		      c->what, n, c->tries, WIN);
+	ck_assert_msg(n == c->windows, "%s: %u windows, not %u", c->what, n,
+		      c->windows);
 	ck_assert_msg((ran & c->never) == 0, "%s: ran shapes %#x", c->what,
 		      ran & c->never);
 }

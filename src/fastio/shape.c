@@ -17,9 +17,12 @@
  * windows judged by their median, so that one window that a wake-up or
  * another process made slow or fast decides nothing. Its first try is
  * the shape already in use: a stream that ends within it has built
- * nothing more. Probes grow rarer (the gap doubles) so that what they
- * cost a long stream stays small; a reader that changed its mind in
- * FIO_SHAPE_FLIPS probes in a row is left with the last choice.
+ * nothing more. A try ends as soon as it cannot win: once more than
+ * half its windows were no faster than the best, its median cannot be,
+ * and every window of a shape that loses is what a probe costs. Probes
+ * grow rarer (the gap doubles) so that what they cost a long stream
+ * stays small; a reader that changed its mind in FIO_SHAPE_FLIPS probes
+ * in a row is left with the last choice.
  */
 
 #define SETTLED (FIO_SHAPE_BITS + 1u)
@@ -54,6 +57,18 @@ median(const uint64_t *v)
 		for (s[i] = v[i], j = i; j > 0 && s[j - 1] > s[j]; j--)
 			t = s[j], s[j] = s[j - 1], s[j - 1] = t;
 	return s[FIO_SHAPE_WINDOWS / 2];
+}
+
+/* The try so far can no longer beat the best: more than half its windows
+ * (enough to hold its median) were no faster than the best's median. */
+static int
+beaten(const struct fio_shapes *st)
+{
+	unsigned i, slower = 0;
+
+	for (i = 0; i < st->windows; i++)
+		slower += st->rate[i] <= st->best_rate;
+	return slower > FIO_SHAPE_WINDOWS / 2;
 }
 
 /* The next try of this probe: the best so far with one more bit flipped,
@@ -93,16 +108,20 @@ fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns)
 		return st->shape;
 	}
 	st->rate[st->windows++] = ns > 0 ? bytes * 1000 / ns : bytes * 1000;
-	if (st->windows < FIO_SHAPE_WINDOWS)
+	if (st->shape != st->best && beaten(st)) {
+		/* Lost already: its last windows would only cost. */
+	} else if (st->windows < FIO_SHAPE_WINDOWS) {
 		return st->shape;
-	st->windows = 0;
-	m = median(st->rate);
-	if (st->shape == st->best)
-		st->best_rate = m;
-	else if (m > st->best_rate) {
-		st->best = st->shape;
-		st->best_rate = m;
+	} else {
+		m = median(st->rate);
+		if (st->shape == st->best)
+			st->best_rate = m;
+		else if (m > st->best_rate) {
+			st->best = st->shape;
+			st->best_rate = m;
+		}
 	}
+	st->windows = 0;
 	st->shape = next_try(st);
 	return st->shape;
 }

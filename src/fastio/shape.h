@@ -29,7 +29,8 @@
 /*
  * The state of the choice. A probe tries the shape in use, then each
  * shape one bit away from the best so far, FIO_SHAPE_WINDOWS windows a
- * try, and keeps the fastest by the median of its windows. Then it
+ * try (fewer for one that can no longer win), and keeps the fastest by
+ * the median of its windows. Then it
  * settles for a gap of windows that doubles after each probe, and
  * probes again: a reader can change (pv paused, a consumer that goes
  * from parsing to skipping). A reader whose choice changed in

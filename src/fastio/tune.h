@@ -115,9 +115,10 @@
  * The tee strategy's shape is chosen by measuring the reader (shape.c): a
  * window of FIO_SHAPE_WINDOW bytes is timed, a try is FIO_SHAPE_WINDOWS
  * windows judged by their median (one window a wake-up made slow or fast
- * decides nothing), the first new probe comes FIO_SHAPE_GAP windows after
- * a choice and each later one twice as late, and a reader whose choice
- * changed in FIO_SHAPE_FLIPS probes in a row is left with the last.
+ * decides nothing; a try ends early once it cannot win), the first new
+ * probe comes FIO_SHAPE_GAP windows after a choice and each later one
+ * twice as late, and a reader whose choice changed in FIO_SHAPE_FLIPS
+ * probes in a row is left with the last.
  */
 #ifndef FIO_SHAPE_WINDOW
 #define FIO_SHAPE_WINDOW ((uint64_t)16 << 20)
