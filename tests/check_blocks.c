@@ -191,52 +191,6 @@ START_TEST(yes_blocks)
 END_TEST
 
 /*
- * A reader of a pipeful a read (dd bs=1M from a 1 MiB pipe) gets whole
- * pipefuls from the tee strategy, in each fixed shape: a round ends where
- * the stream is at a multiple of the output pipe's size, so what the
- * pipe holds ends there or fills the pipe. The reader first takes the
- * start (its write()s) whole, to a multiple of any pipe's size.
- */
-static const char *const pipeful_env[][2] = {
-    {"FASTIO_DISABLE=probe", NULL},
-    {"FASTIO_DISABLE=probe,middle", NULL},
-    {"FASTIO_DISABLE=probe,hotpage", NULL},
-    {"FASTIO_DISABLE=probe,gulp", NULL},
-};
-#define NPIPEFUL_ENV (int)(sizeof pipeful_env / sizeof pipeful_env[0])
-#define PAST_START   (8 * MIB)
-
-START_TEST(yes_pipefuls)
-{
-	static const char *const argv[] = {"yes", NULL};
-	uint64_t len = spawn_need_native() == NULL ? 16 * MIB : 4 * MIB,
-		 skipped = 0;
-	char *buf = malloc(MIB);
-	struct seen s;
-	ssize_t n = 1;
-	int p[2], size;
-	pid_t pid = start("yes", argv, pipeful_env[_i], NULL, p);
-
-	ck_assert_ptr_nonnull(buf);
-	while (skipped < PAST_START && n > 0)
-		if ((n = read(p[0], buf,
-			      PAST_START - skipped < MIB ? PAST_START - skipped
-							 : MIB)) > 0)
-			skipped += (size_t)n;
-	free(buf);
-	ck_assert_uint_eq(skipped, PAST_START);
-	size = fcntl(p[0], F_GETPIPE_SZ);
-	ck_assert_int_gt(size, 0);
-	read_blocks(pid, p[0], (size_t)size, len, 300 * KIB + 4321, &s);
-	ck_assert_uint_ge(s.bytes, len);
-	ck_assert_msg(s.short_at == UINT64_MAX,
-		      "yes with %s, reads of %d: %zu bytes at %llu",
-		      pipeful_env[_i][0], size, s.short_len,
-		      (unsigned long long)(PAST_START + s.short_at));
-}
-END_TEST
-
-/*
  * cat's formatting options, each and mixed, on a single regular file
  * (TEXT): text lines of many lengths, blank runs, tabs, control bytes
  * and bytes from 0x80 up, so that every option changes something. Through
@@ -369,7 +323,6 @@ blocks_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, yes_blocks, 0, NYES_ENV * NYES_ARGS * NBLOCKS);
-	tcase_add_loop_test(tc, yes_pipefuls, 0, NPIPEFUL_ENV);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cat");
 	tcase_set_timeout(tc, 60);
