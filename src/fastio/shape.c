@@ -94,7 +94,7 @@ next_try(struct fio_shapes *st)
 unsigned
 fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns)
 {
-	uint64_t m;
+	int lost;
 
 	if (st->done)
 		return st->shape;
@@ -108,20 +108,16 @@ fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns)
 		return st->shape;
 	}
 	st->rate[st->windows++] = ns > 0 ? bytes * 1000 / ns : bytes * 1000;
-	if (st->shape != st->best && beaten(st)) {
-		/* Lost already: its last windows would only cost. */
-	} else if (st->windows < FIO_SHAPE_WINDOWS) {
+	lost = st->shape != st->best && beaten(st);
+	if (!lost && st->windows < FIO_SHAPE_WINDOWS)
 		return st->shape;
-	} else {
-		m = median(st->rate);
-		if (st->shape == st->best)
-			st->best_rate = m;
-		else if (m > st->best_rate) {
-			st->best = st->shape;
-			st->best_rate = m;
-		}
-	}
 	st->windows = 0;
+	/* Whole and not lost: the choice's own try, or one whose median
+	 * beat it (more than half its windows were faster). */
+	if (!lost) {
+		st->best = st->shape;
+		st->best_rate = median(st->rate);
+	}
 	st->shape = next_try(st);
 	return st->shape;
 }

@@ -30,11 +30,11 @@
  * The state of the choice. A probe tries the shape in use, then each
  * shape one bit away from the best so far, FIO_SHAPE_WINDOWS windows a
  * try (fewer for one that can no longer win), and keeps the fastest by
- * the median of its windows. Then it
- * settles for a gap of windows that doubles after each probe, and
- * probes again: a reader can change (pv paused, a consumer that goes
- * from parsing to skipping). A reader whose choice changed in
- * FIO_SHAPE_FLIPS probes in a row never settles: probing stops.
+ * the median of its windows. Then it settles for a gap of windows that
+ * doubles after each probe, and probes again: a reader can change (pv
+ * paused, a consumer that goes from parsing to skipping). A reader whose
+ * choice changed in FIO_SHAPE_FLIPS probes in a row never settles:
+ * probing stops.
  */
 struct fio_shapes {
 	unsigned allowed; /* bit s set: shape s can be built here */
