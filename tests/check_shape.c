@@ -311,6 +311,50 @@ START_TEST(refused)
 }
 END_TEST
 
+/* The path shapes take: those through the middle pipe, or straight. */
+#define MIDDLE_PATH (1u << 0 | 1u << H | 1u << G | 1u << (H | G))
+#define DIRECT_PATH (ALL & ~MIDDLE_PATH)
+
+/*
+ * A call of the path in use refused mid-stream (a sandbox refusing
+ * splice): the shapes of that path go for good, the choice becomes the
+ * nearest shape left (fewest bits flipped, the lowest first), the probe
+ * in progress ends, and none is left once both paths are refused.
+ */
+START_TEST(dropped)
+{
+	static const struct {
+		unsigned allowed, best, drop, choice;
+	} cases[] = {
+	    {ALL, H | G, MIDDLE_PATH, H | D | G},
+	    {ALL, D, DIRECT_PATH, 0},
+	    {ALL, H | D | G, DIRECT_PATH, H | G},
+	    /* The nearest is not allowed: two bits away, the lowest first. */
+	    {1u << (H | G) | 1u << D | 1u << (D | G), H | G, 1u << (H | G),
+	     D | G},
+	    {ALL, H, ALL, FIO_SHAPES},
+	};
+	struct reader rd = {{10, 20, 30, 40, 50, 60, 70, 80}};
+	struct fio_shapes st;
+	unsigned n, ran = 0;
+
+	fio_shape_begin(&st, cases[_i].allowed, cases[_i].best);
+	window(&st, &rd); /* in the middle of the probe's first try */
+	ck_assert_uint_eq(fio_shape_drop(&st, cases[_i].drop),
+			  cases[_i].choice);
+	if (cases[_i].choice == FIO_SHAPES)
+		return;
+	ck_assert_uint_eq(st.best, cases[_i].choice);
+	ck_assert(fio_shape_settled(&st));
+	/* Never asked for again, through every later probe. */
+	for (n = 0; n < 40 * FIO_SHAPE_GAP; n++) {
+		ran |= 1u << st.shape;
+		window(&st, &rd);
+	}
+	ck_assert_uint_eq(ran & cases[_i].drop, 0);
+}
+END_TEST
+
 static Suite *
 shape_suite(void)
 {
@@ -322,6 +366,7 @@ shape_suite(void)
 	tcase_add_test(tc, probe_again);
 	tcase_add_test(tc, never_settles);
 	tcase_add_test(tc, refused);
+	tcase_add_loop_test(tc, dropped, 0, 5);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,9 +11,11 @@
  * (strategy.c).
  *
  * Contract shared by every strategy: it returns FIO_DONE when its step or
- * job is finished, FIO_UNSUPPORTED when the kernel refused it before the
- * first byte moved (the next strategy is tried, output is unaffected), or
- * FIO_ERROR with errno set once bytes have moved or on a real error.
+ * job is finished, FIO_UNSUPPORTED when the kernel refused it, at its
+ * first call or any later one (a sandbox may refuse a call at any time):
+ * the stream stands where it left it, nothing in flight, and the next
+ * strategy goes on from there; or FIO_ERROR with errno set on a real
+ * error of the input or the output.
  *
  * No function here prints or exits; failures come back as -1 with errno.
  */

@@ -9,6 +9,7 @@
  */
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Nonzero if the process may run on two CPUs at once; otherwise a second
@@ -22,5 +23,9 @@ int fio_two_cpus(void);
  * arm64 kernels), or FASTIO_PAGE_SIZE's (strategy.c).
  */
 size_t fio_page_size(void);
+
+/* The monotonic clock in nanoseconds: what pacing and the shape probe time
+ * the reader by. */
+uint64_t fio_now_ns(void);
 
 #endif

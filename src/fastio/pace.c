@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "fastio.h"
+#include "machine.h"
 #include "pace.h"
 #include "sys.h"
 #include "tune.h"
@@ -117,15 +118,6 @@ fio_pace_next(struct fio_pace *pc, struct fio_pace_call *c,
 	return wait;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 void
 fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent, size_t want)
 {
@@ -143,7 +135,7 @@ fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent, size_t want)
 		    (size_t)queued > size)
 			return;
 		l.queued = (size_t)queued;
-		l.now = now_ns();
+		l.now = fio_now_ns();
 		wait = fio_pace_next(pc, &c, &l);
 		if (wait == 0)
 			return;

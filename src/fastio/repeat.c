@@ -28,13 +28,12 @@ fio_repeat_advance(struct repeat *r, size_t n)
 	r->sent += n;
 	if (r->left != FIO_FOREVER)
 		r->left -= n;
-	r->moved = 1;
 }
 
 enum fio_status
-fio_repeat_failed(const struct repeat *r)
+fio_repeat_failed(void)
 {
-	return !r->moved && fio_refused(errno) ? FIO_UNSUPPORTED : FIO_ERROR;
+	return fio_refused(errno) ? FIO_UNSUPPORTED : FIO_ERROR;
 }
 
 /* A chunk that is a whole number of patterns keeps every call page-aligned. */
@@ -142,7 +141,7 @@ pump_vmsplice(struct repeat *r, size_t chunk)
 		if (k <= 0) {
 			if (k == 0)
 				errno = ENOSPC;
-			return fio_repeat_failed(r);
+			return fio_repeat_failed();
 		}
 		r->gifted = 1;
 		fio_repeat_advance(r, (size_t)k);
@@ -273,9 +272,9 @@ machinery(struct repeat *r, enum fio_strategy *used)
 	     i++) {
 		if (!fio_enabled(repeat_strategies[i].id))
 			continue;
-		/* A refusal before a strategy's own first byte leaves the
-		 * stream where it was: the next one goes on from there. */
-		r->moved = 0;
+		/* A refusal, at a strategy's first call or a later one,
+		 * leaves the stream where it stands, nothing in flight: the
+		 * next one goes on from there. */
 		st = repeat_strategies[i].run(r);
 		if (st != FIO_UNSUPPORTED) {
 			*used = repeat_strategies[i].id;

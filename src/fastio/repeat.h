@@ -26,7 +26,6 @@ struct repeat {
 	size_t phase;  /* offset within the pattern of the next byte to send */
 	uint64_t left; /* bytes still to send, or FIO_FOREVER */
 	uint64_t sent; /* bytes that reached the output */
-	int moved;     /* the strategy running moved a byte: no fallback */
 	unsigned splice_flags;
 	struct fio_pace pace; /* the output pipe's reader (pace.c) */
 	size_t grown_from;    /* the output pipe's size before we grew it */
@@ -35,8 +34,12 @@ struct repeat {
 /* n bytes reached the output. */
 void fio_repeat_advance(struct repeat *r, size_t n);
 
-/* A failed call: a refusal is only a refusal before the first byte. */
-enum fio_status fio_repeat_failed(const struct repeat *r);
+/*
+ * A zero-copy call failed, errno saying why: FIO_UNSUPPORTED where the
+ * kernel refused it (sys.h, fio_refused), at the first call or any later
+ * one, FIO_ERROR otherwise. The caller leaves nothing in flight first.
+ */
+enum fio_status fio_repeat_failed(void);
 
 /*
  * Make the plain buffer hold at least size bytes of patterns, if memory

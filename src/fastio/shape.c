@@ -136,3 +136,37 @@ fio_shape_refused(struct fio_shapes *st, unsigned in_use)
 	st->shape = next_try(st);
 	return st->shape;
 }
+
+/* The allowed shape nearest to s: fewest bits flipped, the lowest first. */
+static unsigned
+nearest(unsigned allowed, unsigned s)
+{
+	unsigned flips, m, best = FIO_SHAPES, bits = FIO_SHAPE_BITS + 1, n;
+
+	for (m = 0; m < FIO_SHAPES; m++) {
+		if (!(allowed & 1u << (s ^ m)))
+			continue;
+		for (flips = m, n = 0; flips; flips &= flips - 1)
+			n++;
+		if (n < bits) {
+			bits = n;
+			best = s ^ m;
+		}
+	}
+	return best;
+}
+
+unsigned
+fio_shape_drop(struct fio_shapes *st, unsigned drop)
+{
+	st->allowed &= ~drop;
+	st->best = nearest(st->allowed, st->best);
+	if (st->best == FIO_SHAPES)
+		return FIO_SHAPES;
+	st->shape = st->before = st->best;
+	st->windows = 0;
+	st->bit = SETTLED;
+	st->wait = st->gap;
+	st->done = st->done || (st->allowed & (st->allowed - 1)) == 0;
+	return st->shape;
+}

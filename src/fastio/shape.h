@@ -83,4 +83,14 @@ unsigned fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns);
  */
 unsigned fio_shape_refused(struct fio_shapes *st, unsigned in_use);
 
+/*
+ * fio_shape_drop: the kernel refused a call that the shapes of drop (bit
+ * s: shape s) make, in the middle of the stream (a sandbox that refuses
+ * splice, say): they are never asked for again. The probe in progress
+ * ends; the choice is the best shape left, or the nearest allowed to it
+ * (fewest bits flipped, the lowest bit first). Returns the shape for the
+ * next window, or FIO_SHAPES when none is left.
+ */
+unsigned fio_shape_drop(struct fio_shapes *st, unsigned drop);
+
 #endif

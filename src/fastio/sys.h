@@ -46,10 +46,11 @@ fio_min(size_t a, uint64_t b)
 
 /*
  * Nonzero if err, from a zero-copy call (vmsplice, tee, splice,
- * copy_file_range, sendfile) that moved nothing yet, means the kernel
- * cannot serve these descriptors that way, so read()/write() should take
- * over; zero if it is the input's or output's own error, which
- * read()/write() would report just the same.
+ * copy_file_range, sendfile), means the kernel cannot serve these
+ * descriptors that way, so read()/write() should take over from where
+ * the stream stands, at the first call or any later one; zero if it is
+ * the input's or output's own error, which read()/write() would report
+ * just the same.
  */
 int fio_refused(int err);
 

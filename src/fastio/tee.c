@@ -40,17 +40,9 @@ struct tee {
 	size_t content[2]; /* the bytes each holds */
 	int mid[2];	   /* the middle pipe, or -1 */
 	size_t midcap;
-	unsigned shape; /* the shape the pipes are in */
+	unsigned shape;	  /* the shape the pipes are in */
+	unsigned refused; /* the shapes whose call the kernel refused */
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 /* After a tee() that split a pattern, bring the phase back to 0 by write(). */
 static int
@@ -255,6 +247,51 @@ tidy(struct tee *t)
 		close_pair(t->mid);
 }
 
+/* The shapes whose path is that of shape s: through the middle pipe, or
+ * straight. */
+static unsigned
+same_path(unsigned s)
+{
+	unsigned set = 0, c;
+
+	for (c = 0; c < FIO_SHAPES; c++)
+		if ((c & FIO_SHAPE_DIRECT) == (s & FIO_SHAPE_DIRECT))
+			set |= 1u << c;
+	return set;
+}
+
+/*
+ * A call of the round failed. A refusal (a sandbox may refuse splice and
+ * allow tee, at any call) leaves nothing in flight: what the middle pipe
+ * still holds goes out by read() and write(), and the shapes of this
+ * path are refused, so the stream goes on from where it stands by
+ * another. Any other failure is the output's.
+ */
+static enum fio_status
+round_failed(struct tee *t, size_t in_mid)
+{
+	struct repeat *r = t->r;
+	int err = errno;
+	ssize_t k;
+
+	if (fio_repeat_failed() == FIO_ERROR)
+		return FIO_ERROR;
+	while (in_mid > 0) {
+		k = fio_read(t->mid[0], r->buf, fio_min(r->bufsize, in_mid), 0);
+		if (k <= 0) {
+			errno = EIO; /* our own pipe, holding bytes */
+			return FIO_ERROR;
+		}
+		if (fio_write_all(r->out.fd, r->buf, (size_t)k, NULL, 0) < 0)
+			return FIO_ERROR;
+		fio_repeat_advance(r, (size_t)k);
+		in_mid -= (size_t)k;
+	}
+	t->refused |= same_path(t->shape);
+	errno = err;
+	return FIO_UNSUPPORTED;
+}
+
 /*
  * One round: a round of the source into the output, through the middle
  * pipe or straight. A splice or tee() that comes back short found the
@@ -271,7 +308,7 @@ one_round(struct tee *t)
 	ssize_t k;
 
 	if (realign(r) < 0)
-		return fio_repeat_failed(r);
+		return FIO_ERROR;
 	/* A round fills the output pipe at most (FIO_TEE_ROUND), and ends
 	 * where the stream is at a multiple of a round. A reader of a
 	 * pipeful a read (dd bs=1M) whose blocks our rounds straddle (the
@@ -289,14 +326,15 @@ one_round(struct tee *t)
 		if (k <= 0) {
 			if (k == 0)
 				errno = EIO; /* our own source pipe ran dry */
-			return fio_repeat_failed(r);
+			return round_failed(t, 0);
 		}
 		moved = fio_splice_paced(&r->pace, t->mid[0], r->out.fd,
 					 r->out.pipe_size, &sent, (size_t)k,
 					 r->splice_flags, 0, &calls);
 		if (moved > 0)
 			fio_repeat_advance(r, moved);
-		return moved == (size_t)k ? FIO_DONE : fio_repeat_failed(r);
+		return moved == (size_t)k ? FIO_DONE
+					  : round_failed(t, (size_t)k - moved);
 	}
 	/* Straight: each tee() starts at the source's first slot again, at
 	 * a pattern's start, where the stream is after realign(). */
@@ -309,7 +347,7 @@ one_round(struct tee *t)
 		if (k <= 0) {
 			if (k == 0)
 				errno = ENOSPC;
-			return fio_repeat_failed(r);
+			return round_failed(t, 0);
 		}
 		fio_repeat_advance(r, (size_t)k);
 		moved += (size_t)k;
@@ -332,6 +370,42 @@ next_allowed(unsigned allowed, unsigned s)
 }
 
 /*
+ * Shape want, or where it cannot be built the next the choice allows
+ * (fio_shape_refused), or in forced probing the next allowed in turn.
+ */
+static void
+change(struct tee *t, struct fio_shapes *st, unsigned want, int forced)
+{
+	while (want != t->shape && apply(t, want) < 0) {
+		if (forced) {
+			st->allowed &= ~(1u << want);
+			want = next_allowed(st->allowed, t->shape);
+		} else {
+			want = fio_shape_refused(st, t->shape);
+		}
+	}
+}
+
+/*
+ * After a refusal in a round: the shapes of the refused path go, and the
+ * nearest one left that can be built runs next. -1: none is left.
+ */
+static int
+leave_path(struct tee *t, struct fio_shapes *st)
+{
+	unsigned want, drop = t->refused;
+
+	for (;;) {
+		want = fio_shape_drop(st, drop);
+		if (want >= FIO_SHAPES)
+			return -1;
+		if (apply(t, want) == 0)
+			return 0;
+		drop = 1u << want;
+	}
+}
+
+/*
  * The rounds, a window of FIO_SHAPE_WINDOW bytes at a time, each timed:
  * after a window, shape.c says which shape the next runs. With
  * FASTIO_FORCE=probe every round runs the next shape allowed, in turn,
@@ -343,37 +417,32 @@ rounds(struct tee *t, unsigned allowed)
 	struct repeat *r = t->r;
 	struct fio_shapes st;
 	int forced = fio_forced(FIO_PROBE), tidied = 0;
-	uint64_t mark = r->sent, t0 = now_ns(), now;
-	unsigned want;
+	uint64_t mark = r->sent, t0 = fio_now_ns();
 	enum fio_status status;
 
 	fio_shape_begin(&st, allowed, t->shape);
 	for (;;) {
 		status = one_round(t);
+		if (status == FIO_UNSUPPORTED && leave_path(t, &st) == 0)
+			status = FIO_DONE;
 		if (status != FIO_DONE || r->left == 0)
 			return status;
 		if (!forced && r->sent - mark < FIO_SHAPE_WINDOW)
 			continue;
-		now = now_ns();
 		if (forced)
-			want = next_allowed(st.allowed, t->shape);
+			change(t, &st, next_allowed(st.allowed, t->shape), 1);
 		else
-			want = fio_shape_next(&st, r->sent - mark, now - t0);
-		while (want != t->shape && apply(t, want) < 0) {
-			if (forced) {
-				st.allowed &= ~(1u << want);
-				want = next_allowed(st.allowed, t->shape);
-			} else {
-				want = fio_shape_refused(&st, t->shape);
-			}
-		}
+			change(t, &st,
+			       fio_shape_next(&st, r->sent - mark,
+					      fio_now_ns() - t0),
+			       0);
 		if (!forced && fio_shape_settled(&st) != tidied) {
 			if (!tidied)
 				tidy(t);
 			tidied = !tidied;
 		}
 		mark = r->sent;
-		t0 = now_ns();
+		t0 = fio_now_ns();
 	}
 }
 
@@ -425,7 +494,7 @@ shapes_allowed(const struct repeat *r, unsigned *first)
 enum fio_status
 fio_repeat_tee(struct repeat *r)
 {
-	struct tee t = {r, {{-1, -1}, {-1, -1}}, {0, 0}, {-1, -1}, 0, 0};
+	struct tee t = {r, {{-1, -1}, {-1, -1}}, {0, 0}, {-1, -1}, 0, 0, 0};
 	enum fio_status st = FIO_UNSUPPORTED;
 	unsigned allowed, first;
 
