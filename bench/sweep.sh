@@ -12,8 +12,9 @@
 # Markdown, machine line first, so that a figure keeps its machine (make
 # bench-sweep SWEEP="NAME VALUE..."). Environment: RUNS (default 7),
 # WORKLOADS (any of yes, cat, fmt: cat -n and -v of 500 MB of text
-# from both file systems, and short: yes into readers that stop after
-# 1 MiB to 256 MiB, whole pipelines timed; default "yes cat"), DATA (default
+# from both file systems, copy: cat of 500 MB file to file on both, and
+# short: yes into readers that stop after 1 MiB to 256 MiB, whole
+# pipelines timed; default "yes cat"), DATA (default
 # /var/tmp/fastio-bench), TMPFS (default /dev/shm).
 set -eu
 [ $# -ge 4 ] || {
@@ -125,6 +126,23 @@ sweep_short() {
 					"$tmp/$id.tsv" >>"$tmp/ratios"
 			done
 		done
+	done
+}
+
+# cat of 500 MB from a file to a file on the same file system (the disk's
+# and tmpfs), whole runs timed, a new order each round: copy_file_range's
+# ranges (FIO_COPY_CHUNK).
+sweep_copy() {
+	mid=$data/mid-500m
+	[ -s "$mid" ] || head -c 500000000 /dev/urandom >"$mid"
+	cp "$mid" "$shm/mid-500m"
+	for f in "$mid" "$shm/mid-500m"; do
+		fs=$(stat -f -c %T "$f")
+		fsid=$(echo "$fs" | tr -c 'a-z0-9\n' -)
+		cat "$f" >/dev/null
+		over "copy-$fsid" "cat of 500 MB to a file on the same file system ($fs), rate = 500 MB / wall time" \
+			--wall --shuffle --size 500000000 -- "@/cat/cat $f > ${f%/*}/copy-out"
+		rm -f "${f%/*}/copy-out"
 	done
 }
 

@@ -261,9 +261,10 @@ START_TEST(mode_line)
 	    {"--touch", NULL, IN_PIPE, OUT_PIPE,
 	     "Mode: copy, input pipe of 1048576 bytes, output pipe of "
 	     "1048576 bytes\n"},
-	    /* cat's strategy too: a pipe is spliced into a file. */
+	    /* cat's strategy too: a pipe goes into a file by read() and
+	     * write(), which take no offset while they wait. */
 	    {NULL, NULL, IN_PIPE, OUT_FILE,
-	     "Mode: splice, input pipe of 1048576 bytes, output regular\n"},
+	     "Mode: copy, input pipe of 1048576 bytes, output regular\n"},
 	    {NULL, "FASTIO_DISABLE=splice", IN_FILE, OUT_PIPE,
 	     "Mode: copy, input regular, output pipe of 1048576 bytes\n"},
 	    {NULL, NULL, IN_PIPE, OUT_DEVNULL,

@@ -84,13 +84,49 @@ fio_splice(int in, int out, size_t len, unsigned flags, int interruptible)
 }
 
 ssize_t
-fio_copy_file_range(int in, int out, size_t len, int interruptible)
+fio_copy_file_range(int in, int out, off_t *at, size_t len)
 {
 	ssize_t r;
 
-	RETRY_EINTR(r, copy_file_range(in, NULL, out, NULL, cap(len), 0),
-		    interruptible);
+	RETRY_EINTR(r, copy_file_range(in, NULL, out, at, cap(len), 0), 0);
 	return r;
+}
+
+/* len bytes written whole, at the file's byte at (pwrite) or, for at -1,
+ * at its offset (write); *done counts them, also on failure. */
+static int
+put_all(int fd, const char *p, size_t len, off_t at, size_t *done,
+	int interruptible)
+{
+	ssize_t n;
+
+	if (done != NULL)
+		*done = 0;
+	while (len > 0) {
+		if (at < 0)
+			n = fio_write(fd, p, len, interruptible);
+		else
+			RETRY_EINTR(n, pwrite(fd, p, cap(len), at), 0);
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+		if (at >= 0)
+			at += n;
+		if (done != NULL)
+			*done += (size_t)n;
+	}
+	return 0;
+}
+
+int
+fio_pwrite_all(int fd, const void *buf, size_t len, off_t at)
+{
+	return put_all(fd, buf, len, at, NULL, 0);
 }
 
 ssize_t
@@ -106,25 +142,7 @@ int
 fio_write_all(int fd, const void *buf, size_t len, size_t *done,
 	      int interruptible)
 {
-	const char *p = buf;
-	ssize_t n;
-
-	if (done != NULL)
-		*done = 0;
-	while (len > 0) {
-		n = fio_write(fd, p, len, interruptible);
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			errno = ENOSPC;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-		if (done != NULL)
-			*done += (size_t)n;
-	}
-	return 0;
+	return put_all(fd, buf, len, -1, done, interruptible);
 }
 
 static size_t

@@ -32,7 +32,8 @@ pick(const struct fio_pump *p)
 	if (p->flags & FIO_PUMP_USER)
 		return FIO_READ_WRITE;
 	if (fio_sized(in)) {
-		if (out_file && fio_enabled(FIO_COPY_FILE_RANGE))
+		if (out_file && !(out->flags & FIO_APPEND) &&
+		    fio_enabled(FIO_COPY_FILE_RANGE))
 			return FIO_COPY_FILE_RANGE;
 		if (out->kind == FIO_PIPE && fio_enabled(FIO_SPLICE))
 			return FIO_SPLICE;
@@ -42,10 +43,16 @@ pick(const struct fio_pump *p)
 	/*
 	 * Not from a pipe into a socket: that splice holds the pipe's lock
 	 * while it waits for room in the socket, so a process that both
-	 * feeds the pipe and reads the socket would wait for itself.
+	 * feeds the pipe and reads the socket would wait for itself. Not
+	 * into a file: a splice from a pipe takes the file's offset when it
+	 * starts and waits for input holding it, then writes there, over
+	 * what another writer of a shared description (`{ a | cat & b; } >
+	 * log`) put there meanwhile; read() waits holding nothing, and
+	 * write() takes the offset when it writes, under the description's
+	 * lock (and ran faster: BENCHMARKS.md, "Strategies").
 	 */
 	if (in->kind == FIO_PIPE && fio_enabled(FIO_SPLICE) &&
-	    (out->kind == FIO_PIPE || out_file || out->kind == FIO_DEVNULL))
+	    (out->kind == FIO_PIPE || out->kind == FIO_DEVNULL))
 		return FIO_SPLICE;
 	return FIO_READ_WRITE;
 }
@@ -409,7 +416,93 @@ mid_step(struct fio_pump *p, ssize_t *n)
 	return *n < 0 && errno == EINTR ? FIO_ERROR : FIO_UNSUPPORTED;
 }
 
-/* copy_file_range, sendfile, splice from a pipe: in to out in one call. */
+/*
+ * The rest of a taken range that copy_file_range left: read() and
+ * pwrite() into it, each failure its side's. Returns the bytes moved,
+ * fewer than len where the input ended early, or -1 with errno and
+ * p->side.
+ */
+static ssize_t
+fill_range(struct fio_pump *p, off_t at, size_t len)
+{
+	size_t done = 0;
+	ssize_t k;
+
+	while (done < len) {
+		k = fio_read(p->in->fd, p->buf, fio_min(p->size, len - done),
+			     0);
+		if (k < 0) {
+			p->side = FIO_SIDE_INPUT;
+			return -1;
+		}
+		if (k == 0)
+			break;
+		if (fio_pwrite_all(p->out->fd, p->buf, (size_t)k, at) < 0) {
+			p->side = FIO_SIDE_OUTPUT;
+			return -1;
+		}
+		at += k;
+		done += (size_t)k;
+	}
+	return (ssize_t)done;
+}
+
+/*
+ * copy_file_range between regular files, into a range of the output taken
+ * first. The output's description may be shared (`{ cat a & cat b; } >
+ * log`): write() takes the file's offset under the description's position
+ * lock at the moment it writes, but copy_file_range, like splice, reads
+ * it unlocked when it starts and sets it when it ends, over whatever
+ * another writer put there meanwhile. lseek() takes that lock: moving the
+ * offset past the range first makes the range ours, and every other
+ * writer writes after it. The range is what the input still holds, at
+ * most FIO_COPY_CHUNK; a refusal leaves its rest to read() and pwrite()
+ * and the next steps to read() and write().
+ */
+static enum fio_status
+copy_step(struct fio_pump *p, ssize_t *n)
+{
+	off_t in_at = lseek(p->in->fd, 0, SEEK_CUR), end, at;
+	size_t len, done = 0;
+	ssize_t k = 0;
+
+	/* At or past the size fstat saw: read() tells the end, or reads
+	 * what the file grew by. */
+	if (in_at < 0 || in_at >= p->in->st.st_size)
+		return FIO_UNSUPPORTED;
+	len = fio_min(fio_min(FIO_COPY_CHUNK, p->left),
+		      (uint64_t)(p->in->st.st_size - in_at));
+	end = lseek(p->out->fd, (off_t)len, SEEK_CUR);
+	if (end < 0)
+		return FIO_UNSUPPORTED;
+	at = end - (off_t)len;
+	while (done < len && (k = fio_copy_file_range(p->in->fd, p->out->fd,
+						      &at, len - done)) > 0)
+		done += (size_t)k;
+	if (done < len) {
+		p->strategy = FIO_READ_WRITE;
+		k = fill_range(p, at, len - done);
+		if (k > 0) {
+			done += (size_t)k;
+			at += k;
+		}
+	}
+	taken(p, done);
+	p->total += done;
+	*n = (ssize_t)done;
+	/* The input ended early (a file that shrank) or failed: the rest
+	 * of the range is given back, unless another writer wrote after
+	 * it. */
+	if (done < len && lseek(p->out->fd, 0, SEEK_CUR) == end)
+		(void)lseek(p->out->fd, at, SEEK_SET);
+	if (k < 0)
+		return FIO_ERROR;
+	if (done < len)
+		p->eof = 1;
+	return FIO_DONE;
+}
+
+/* sendfile, splice from a pipe: in to out in one call. */
 static enum fio_status
 direct_step(struct fio_pump *p, ssize_t *n)
 {
@@ -421,10 +514,7 @@ direct_step(struct fio_pump *p, ssize_t *n)
 	if (p->strategy == FIO_SPLICE)
 		grow_for(p, p->total);
 	len = fio_min(p->chunk, p->left);
-	if (p->strategy == FIO_COPY_FILE_RANGE)
-		*n = fio_copy_file_range(p->in->fd, p->out->fd, len,
-					 interruptible(p));
-	else if (p->strategy == FIO_SENDFILE)
+	if (p->strategy == FIO_SENDFILE)
 		*n = fio_sendfile(p->out->fd, p->in->fd, len, interruptible(p));
 	else
 		*n = fio_splice(p->in->fd, p->out->fd, len,
@@ -451,7 +541,9 @@ fio_pump_fill(struct fio_pump *p)
 	/* Bytes read earlier go out before the kernel moves newer ones. */
 	if (p->held > 0 && write_held(p) < 0)
 		return -1;
-	st = through_mid(p) ? mid_step(p, &n) : direct_step(p, &n);
+	st = p->strategy == FIO_COPY_FILE_RANGE ? copy_step(p, &n)
+	     : through_mid(p)			? mid_step(p, &n)
+						: direct_step(p, &n);
 	if (st == FIO_UNSUPPORTED) {
 		/* read()/write() go on from the same offsets. */
 		p->strategy = FIO_READ_WRITE;

@@ -25,7 +25,9 @@ ssize_t fio_vmsplice(int fd, const struct iovec *iov, size_t count,
 ssize_t fio_tee(int in, int out, size_t len, unsigned flags);
 ssize_t fio_splice(int in, int out, size_t len, unsigned flags,
 		   int interruptible);
-ssize_t fio_copy_file_range(int in, int out, size_t len, int interruptible);
+/* copy_file_range from in's offset to out's byte *at (advanced); a
+ * signal never ends it: it fills a range of the output taken before. */
+ssize_t fio_copy_file_range(int in, int out, off_t *at, size_t len);
 ssize_t fio_sendfile(int out, int in, size_t len, int interruptible);
 
 /*
@@ -36,6 +38,10 @@ ssize_t fio_sendfile(int out, int in, size_t len, int interruptible);
  */
 int fio_write_all(int fd, const void *buf, size_t len, size_t *done,
 		  int interruptible);
+
+/* Write all len bytes at the file's byte at (pwrite), as fio_write_all
+ * does; the file's own offset does not move. */
+int fio_pwrite_all(int fd, const void *buf, size_t len, off_t at);
 
 /* The smaller of a size and a count that may be bigger than any size. */
 static inline size_t
