@@ -43,6 +43,18 @@ pb_exec(const char *cmd, char *const argv[])
  * Start a producer writing into a pipe of ours, grown before its first
  * byte. cmd is a shell command (compare) or argv (exec).
  */
+unsigned pb_std_closed;
+
+void
+pb_close_std(unsigned kept)
+{
+	int fd;
+
+	for (fd = 0; fd <= STDERR_FILENO; fd++)
+		if ((pb_std_closed & ~kept) & 1u << fd)
+			close(fd);
+}
+
 pid_t
 pb_start_producer(const char *cmd, char *const argv[], int *fd)
 {
@@ -60,6 +72,7 @@ pb_start_producer(const char *cmd, char *const argv[], int *fd)
 			if (null >= 0)
 				dup2(null, STDIN_FILENO);
 		}
+		pb_close_std(cmd != NULL ? 3u : 2u);
 		pb_exec(cmd, argv);
 	}
 	close(p[1]);

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,32 @@
 
 const struct pb_options *pb_opt;
 FILE *pb_status;
+
+/*
+ * Each of descriptors 0-2 that came closed gets /dev/null, before
+ * anything of ours is opened: a pipe of ours that landed there would be
+ * taken for our standard input or output, by us and by what we start.
+ * The bits of those that came closed: the run treats them as closed
+ * (their reads and writes fail as they would have), and what we start
+ * gets them closed, as from a shell.
+ */
+static unsigned
+hold_std(void)
+{
+	unsigned closed = 0;
+	int fd, null;
+
+	for (fd = 0; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (null == fd)
+			closed |= 1u << fd;
+		else if (null >= 0)
+			close(null);
+	}
+	return closed;
+}
 
 enum {
 	OPT_BYTES = 256,
@@ -444,8 +471,9 @@ run_one(char **command, char *buf, struct pb_export *csv)
 
 	memset(&r, 0, sizeof r);
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
-	r.in.fd = STDIN_FILENO;
-	r.out.fd = STDOUT_FILENO;
+	/* A closed one's read or write fails as it would have (EBADF). */
+	r.in.fd = pb_std_closed & 1u << STDIN_FILENO ? -1 : STDIN_FILENO;
+	r.out.fd = pb_std_closed & 1u << STDOUT_FILENO ? -1 : STDOUT_FILENO;
 	if (opt->exec) {
 		pid = pb_start_producer(NULL, command, &r.in.fd);
 		if (pid < 0) {
@@ -454,7 +482,7 @@ run_one(char **command, char *buf, struct pb_export *csv)
 		}
 	}
 	r.size = opt->size;
-	if (!r.size && !opt->exec && fio_classify(STDIN_FILENO, &r.in) == 0 &&
+	if (!r.size && !opt->exec && fio_classify(r.in.fd, &r.in) == 0 &&
 	    fio_sized(&r.in)) {
 		at = lseek(STDIN_FILENO, 0, SEEK_CUR);
 		if (at >= 0 && at < r.in.st.st_size)
@@ -496,6 +524,7 @@ main(int argc, char *argv[])
 	char *buf;
 	int rc;
 
+	pb_std_closed = hold_std();
 	prog_init(argv[0]);
 	prog_locale();
 	rc = parse_options(argc, argv, &opt);

@@ -61,6 +61,11 @@ struct pb_options {
 extern const struct pb_options *pb_opt;
 extern FILE *pb_status; /* running lines and summary: stderr or -s/-S */
 extern volatile sig_atomic_t pb_interrupted; /* SIGINT came */
+/* Bit fd: descriptor fd (0-2) came closed; it holds /dev/null. */
+extern unsigned pb_std_closed;
+/* In a child: close those of 0-2 that came closed to us, but for the bits
+ * of kept (descriptors the child was given). */
+void pb_close_std(unsigned kept);
 
 /* One measured transfer (a --compare run's is struct pb_run). */
 struct pb_transfer {
@@ -260,10 +265,14 @@ int pb_pipeline(char **argv, int argc, struct pb_export *csv);
  * a pipeline; more: argv lists) into pl's stages, two or more; 0, or -1
  * after a message. argv's lone "|" become NULL. */
 int pb_pipeline_parse(struct pb_pipeline *pl, char **argv, int argc);
-/* relay.c */
-void pb_relays_start(struct pb_pipeline *pl);
+/* relay.c: pb_relays_init before any stage starts; pb_relay_start as a
+ * link's pipes are made, before the stage that writes into it (0, or -1:
+ * no thread, and the caller links the stages as a shell would);
+ * pb_watch_start once all have started; pb_relays_end once all ended. */
+void pb_relays_init(struct pb_pipeline *pl);
+int pb_relay_start(struct pb_relay *r);
+void pb_watch_start(struct pb_pipeline *pl);
 void pb_relays_end(struct pb_pipeline *pl);
-void pb_relays_close(struct pb_pipeline *pl);
 /* stages.c */
 int pb_pipeline_display(void);
 void pb_pipeline_draw(struct pb_pipeline *pl, int again);

@@ -56,12 +56,18 @@ catch_signals(void)
 static _Noreturn void
 stage_child(const struct pb_stage *st, int in, int out)
 {
+	unsigned kept = 0;
 	int sig;
 
-	if (in >= 0)
+	if (in >= 0) {
 		dup2(in, STDIN_FILENO);
-	if (out >= 0)
+		kept |= 1u << STDIN_FILENO;
+	}
+	if (out >= 0 && out != STDOUT_FILENO) {
 		dup2(out, STDOUT_FILENO);
+		kept |= 1u << STDOUT_FILENO;
+	}
+	pb_close_std(kept);
 	for (sig = 1; sig < NSIG; sig++)
 		if (sigismember(&passed, sig) == 1)
 			signal(sig, SIG_DFL);
@@ -88,13 +94,25 @@ half_pipe(int p[2])
 	return size > 0 ? size : (int)page;
 }
 
+/* One pipe from a stage to the next, unwatched, as a shell links them:
+ * its whole size again. */
+static int
+whole_link(int a[2], int size, int *next)
+{
+	(void)fcntl(a[1], F_SETPIPE_SZ, size);
+	*next = a[0];
+	return a[1];
+}
+
 /*
  * Stage i's output: a pipe to a relay that feeds the next stage, or to
  * our standard output for the last (unless that is a terminal, which the
- * last stage then has, as in a shell). Out of descriptors, a link is one
- * pipe between the two stages, unwatched, as the shell's: a shell runs
- * 60 stages with 64 descriptors, and so do we. Returns the stage's
- * output end, and the next stage's input in *next; -1 if no pipe at all.
+ * last stage then has, as in a shell, or came closed, which it has closed).
+ * Out of descriptors, or of threads to relay
+ * it, a link is one pipe between the two stages, unwatched, as the
+ * shell's: a shell runs 60 stages with 64 descriptors, and so do we. Returns
+ * the stage's output end, and the next stage's input in *next; -1 if no pipe at
+ * all.
  */
 static int
 link_out(struct pb_pipeline *pl, int i, int *next)
@@ -103,24 +121,33 @@ link_out(struct pb_pipeline *pl, int i, int *next)
 	int a[2], b[2], size;
 
 	*next = -1;
-	if (i == pl->n - 1 && isatty(STDOUT_FILENO))
+	if (i == pl->n - 1 &&
+	    (isatty(STDOUT_FILENO) || pb_std_closed & 1u << STDOUT_FILENO))
 		return STDOUT_FILENO;
 	if ((size = half_pipe(a)) == 0)
 		return i == pl->n - 1 ? STDOUT_FILENO : -1;
 	if (i == pl->n - 1) {
 		r->from = a[0];
 		r->to = STDOUT_FILENO;
-		return a[1];
+		if (pb_relay_start(r) == 0)
+			return a[1];
+		close(a[0]);
+		close(a[1]);
+		r->from = r->to = -1;
+		return STDOUT_FILENO;
 	}
-	if (half_pipe(b) == 0) {
-		(void)fcntl(a[1], F_SETPIPE_SZ, size);
-		*next = a[0];
-		return a[1];
-	}
+	if (half_pipe(b) == 0)
+		return whole_link(a, size, next);
 	r->from = a[0];
 	r->to = b[1];
 	*next = b[0];
-	return a[1];
+	if (pb_relay_start(r) == 0)
+		return a[1];
+	/* No thread to relay (a sandbox, a thread limit): a shell's link. */
+	r->from = r->to = -1;
+	close(b[0]);
+	close(b[1]);
+	return whole_link(a, size, next);
 }
 
 /*
@@ -134,12 +161,12 @@ start_stages(struct pb_pipeline *pl)
 	struct stat st;
 	int in = -1, out, next, i;
 
-	for (i = 0; i <= pl->n; i++)
-		pl->relay[i].from = pl->relay[i].to = -1;
-	pl->in_watch = fstat(STDIN_FILENO, &st) < 0 ? -1
-		       : S_ISFIFO(st.st_mode)	    ? PB_IN_PIPE
-		       : S_ISREG(st.st_mode)	    ? PB_IN_FILE
-						    : -1;
+	pl->in_watch =
+	    pb_std_closed & 1u << STDIN_FILENO || fstat(STDIN_FILENO, &st) < 0
+		? -1
+	    : S_ISFIFO(st.st_mode) ? PB_IN_PIPE
+	    : S_ISREG(st.st_mode)  ? PB_IN_FILE
+				   : -1;
 	clock_gettime(CLOCK_MONOTONIC, &pl->start);
 	for (i = 0; i < pl->n; i++) {
 		out = link_out(pl, i, &next);
@@ -275,16 +302,17 @@ pb_pipeline(char **argv, int argc, struct pb_export *csv)
 	/* A stage that goes away leaves its relay an EPIPE, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	catch_signals();
+	pb_relays_init(pl);
 	if (start_stages(pl) < 0) {
 		/* Those started end, as their pipes close. */
 		signal_stages(pl, SIGTERM);
-		pb_relays_close(pl);
+		pb_relays_end(pl);
 		(void)wait_stages(pl);
 		free_pipeline(pl);
 		pb_export_abort(csv);
 		return EXIT_FAILURE;
 	}
-	pb_relays_start(pl);
+	pb_watch_start(pl);
 	sig = wait_stages(pl);
 	pb_relays_end(pl);
 	rc = pb_pipeline_report(pl, csv);

@@ -61,18 +61,6 @@ close_ends(struct pb_relay *r)
 	pthread_mutex_unlock(&r->lock);
 }
 
-void
-pb_relays_close(struct pb_pipeline *pl)
-{
-	int i;
-
-	for (i = 0; i <= pl->n; i++)
-		if (pl->relay[i].from >= 0) {
-			pthread_mutex_init(&pl->relay[i].lock, NULL);
-			close_ends(&pl->relay[i]);
-		}
-}
-
 /* What from holds now: what a relay told to stop still passes on. */
 static uint64_t
 queued(int fd)
@@ -224,38 +212,46 @@ start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
 }
 
 void
-pb_relays_start(struct pb_pipeline *pl)
+pb_relays_init(struct pb_pipeline *pl)
 {
-	pthread_condattr_t attr;
 	struct sigaction sa;
 	int i;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop; /* no SA_RESTART: a waiting call ends */
 	sigaction(SIGUSR1, &sa, NULL);
+	for (i = 0; i <= pl->n; i++) {
+		pl->relay[i].from = pl->relay[i].to = -1;
+		pthread_mutex_init(&pl->relay[i].lock, NULL);
+	}
+}
+
+int
+pb_relay_start(struct pb_relay *r)
+{
+	(void)fio_classify(r->from, &r->in);
+	(void)fio_classify(r->to, &r->out);
+	r->size = r->out.kind == FIO_PIPE ? r->out.pipe_size : r->in.pipe_size;
+	r->buf = malloc(PB_RELAY_BUF);
+	r->open = 1;
+	if (r->buf == NULL || start_thread(&r->thread, relay, r) != 0) {
+		free(r->buf);
+		r->buf = NULL;
+		r->open = 0;
+		return -1;
+	}
+	r->started = 1;
+	return 0;
+}
+
+void
+pb_watch_start(struct pb_pipeline *pl)
+{
+	pthread_condattr_t attr;
+
 	if (pl->in_watch == PB_IN_PIPE &&
 	    fio_classify(pl->in_watch, &pl->relay[0].in) == 0)
 		pl->relay[0].size = pl->relay[0].in.pipe_size;
-	for (i = 0; i <= pl->n; i++) {
-		struct pb_relay *r = &pl->relay[i];
-
-		pthread_mutex_init(&r->lock, NULL);
-		if (r->from < 0)
-			continue;
-		(void)fio_classify(r->from, &r->in);
-		(void)fio_classify(r->to, &r->out);
-		r->size = r->out.kind == FIO_PIPE ? r->out.pipe_size
-						  : r->in.pipe_size;
-		r->buf = malloc(PB_RELAY_BUF);
-		r->open = 1;
-		if (r->buf == NULL || start_thread(&r->thread, relay, r) != 0) {
-			prog_warn(errno ? errno : ENOMEM, "relay");
-			r->err = errno ? errno : ENOMEM;
-			close_ends(r);
-			continue;
-		}
-		r->started = 1;
-	}
 	watch.draw = pb_pipeline_display();
 	if (pthread_condattr_init(&attr) == 0 &&
 	    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
