@@ -369,7 +369,7 @@ spawn_need_quiet(void)
 		     "make check-timing runs it";
 }
 
-void
+TCase *
 suite_add_needing(Suite *s, const char *name, const TTest *test, int n,
 		  spawn_need *const *needs)
 {
@@ -384,7 +384,7 @@ suite_add_needing(Suite *s, const char *name, const TTest *test, int n,
 		       name, missing);
 		needy_missing = missing;
 		needy_left++;
-		return;
+		return NULL;
 	}
 	needy_cases++;
 	tc = tcase_create(name);
@@ -392,11 +392,43 @@ suite_add_needing(Suite *s, const char *name, const TTest *test, int n,
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test, 0, n);
 	suite_add_tcase(s, tc);
+	return tc;
 #else
 	(void)s;
 	(void)name;
 	(void)test;
 	(void)n;
 	(void)needs;
+	return NULL;
 #endif
+}
+
+void
+spawn_inject(struct spawn_inject *in, const char *spec, int id,
+	     const char **env)
+{
+	/* The pid too: another build's suite may run beside this one. */
+	snprintf(in->logpath, sizeof in->logpath, "/tmp/fastio-inject.%ld.%d",
+		 (long)getpid(), id);
+	unlink(in->logpath);
+	snprintf(in->preload, sizeof in->preload,
+		 "LD_PRELOAD=%s/tests/inject.so", getenv("FIO_BUILDDIR"));
+	snprintf(in->inject, sizeof in->inject, "FIO_INJECT=%s", spec);
+	snprintf(in->logenv, sizeof in->logenv, "FIO_INJECT_LOG=%s",
+		 in->logpath);
+	env[0] = in->preload;
+	env[1] = in->inject;
+	env[2] = in->logenv;
+	/* Our library comes before the sanitizer runtime. */
+	env[3] = "ASAN_OPTIONS=verify_asan_link_order=0";
+	env[4] = NULL;
+}
+
+int
+spawn_inject_reached(struct spawn_inject *in)
+{
+	int reached = access(in->logpath, F_OK) == 0;
+
+	unlink(in->logpath);
+	return reached;
 }

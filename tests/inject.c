@@ -14,6 +14,8 @@
  * thread that forks a child exiting at once: every blocking call is
  * interrupted again and again.
  *
+ * pthread_create fails by returning WHAT, as it does, with errno kept.
+ *
  * Only calls made by the program itself count (fcntl: only F_SETPIPE_SZ):
  * under AddressSanitizer its runtime reads, writes and maps through these
  * same symbols, and would otherwise take the injected faults.
@@ -56,13 +58,14 @@ enum call {
 	C_MMAP,
 	C_POLL,
 	C_UNSHARE,
+	C_THREAD,
 	C_COUNT
 };
 
 static const char *const call_names[C_COUNT] = {
-    "read",	"write", "splice",  "vmsplice", "tee",	"copy_file_range",
-    "sendfile", "pipe",	 "pipe2",   "fcntl",	"open", "openat",
-    "mmap",	"poll",	 "unshare",
+    "read",	"write", "splice",  "vmsplice",	      "tee",  "copy_file_range",
+    "sendfile", "pipe",	 "pipe2",   "fcntl",	      "open", "openat",
+    "mmap",	"poll",	 "unshare", "pthread_create",
 };
 
 static const struct {
@@ -332,6 +335,19 @@ fcntl(int fd, int cmd, ...)
 		f = fault(C_SETPIPE_SZ, __builtin_return_address(0));
 	APPLY(f, f);
 	return real(fd, cmd, arg);
+}
+
+int
+pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
+	       void *arg)
+{
+	int f = fault(C_THREAD, __builtin_return_address(0));
+	REAL(int, "pthread_create",
+	     (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *));
+
+	if (f > 0)
+		return f;
+	return real(t, attr, fn, arg);
 }
 
 static int

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -384,7 +385,10 @@ child(const struct spawn *s, const char *exe, int in, int out, int err)
 		dup2(out, 1);
 	else
 		close(1);
-	dup2(err, 2);
+	if (s->err_closed)
+		close(2);
+	else
+		dup2(err, 2);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, s->ignore_sigpipe ? SIG_IGN : SIG_DFL);
@@ -721,6 +725,113 @@ spawn_run(const struct spawn *s, struct spawn_result *r)
 	r->err = err.data ? err.data : calloc(1, 1);
 	r->err_len = err.len;
 	return 0;
+}
+
+int
+spawn_start(const struct spawn *s, struct spawn_child *c)
+{
+	const char *exe = spawn_path(s->prog);
+	int in_theirs, out_theirs;
+
+	c->pid = -1;
+	c->to = c->from = c->err = -1;
+	if (make_output(s, &c->from, &out_theirs) < 0 ||
+	    make_input(s, &c->to, &in_theirs) < 0 ||
+	    (c->err = temp_file("", 0)) < 0)
+		return -1;
+	/* The test writes when it chooses, and may wait to. */
+	if (c->to >= 0)
+		fcntl(c->to, F_SETFL, 0);
+	c->pid = fork();
+	if (c->pid < 0)
+		return -1;
+	if (c->pid == 0)
+		child(s, exe, in_theirs, out_theirs, c->err);
+	if (in_theirs >= 0)
+		close(in_theirs);
+	if (out_theirs >= 0 && out_theirs != c->from)
+		close(out_theirs);
+	return 0;
+}
+
+int
+spawn_finish(struct spawn_child *c, struct spawn_result *r)
+{
+	struct buf out = {.differs = -1}, err = {0};
+	int status = 0;
+
+	memset(r, 0, sizeof *r);
+	if (c->to >= 0)
+		close(c->to);
+	if (c->from >= 0 && lseek(c->from, 0, SEEK_CUR) >= 0) {
+		/* A file: all of it, once the program is done. */
+		if (waitpid(c->pid, &status, 0) != c->pid)
+			return -1;
+		c->pid = -1;
+		lseek(c->from, 0, SEEK_SET);
+	}
+	if (c->from >= 0) {
+		while (buf_fill(&out, c->from, 0) > 0)
+			;
+		close(c->from);
+	}
+	if (c->pid > 0 && waitpid(c->pid, &status, 0) != c->pid)
+		return -1;
+	lseek(c->err, 0, SEEK_SET);
+	while (buf_fill(&err, c->err, 0) > 0)
+		;
+	close(c->err);
+	c->to = c->from = c->err = -1;
+	c->pid = -1;
+	r->exited = WIFEXITED(status);
+	r->status = r->exited ? WEXITSTATUS(status) : -1;
+	r->signaled = WIFSIGNALED(status);
+	r->signal = r->signaled ? WTERMSIG(status) : 0;
+	r->out = out.data ? out.data : calloc(1, 1);
+	r->out_len = out.len;
+	r->err = err.data ? err.data : calloc(1, 1);
+	r->err_len = err.len;
+	return 0;
+}
+
+/* The state of a task from its stat line, which follows the command's
+ * ")" (a command may hold anything); 0 if it cannot be read. */
+static char
+task_state(const char *path)
+{
+	char line[512], *paren, state = 0;
+	FILE *f = fopen(path, "re");
+
+	if (f == NULL)
+		return 0;
+	if (fgets(line, sizeof line, f) != NULL &&
+	    (paren = strrchr(line, ')')) != NULL && paren[1] == ' ')
+		state = paren[2];
+	fclose(f);
+	return state;
+}
+
+int
+spawn_waits(pid_t pid)
+{
+	char path[300];
+	struct dirent *d;
+	int tasks = 0, asleep = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+	if ((dir = opendir(path)) == NULL)
+		return 0;
+	while ((d = readdir(dir)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/task/%s/stat", (long)pid,
+			 d->d_name);
+		tasks++;
+		asleep += task_state(path) == 'S';
+	}
+	closedir(dir);
+	return tasks > 0 && asleep == tasks;
 }
 
 void

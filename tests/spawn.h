@@ -70,6 +70,7 @@ struct spawn {
 	int spend_pipe_quota;	 /* with uid: first hold pipes grown to 1 MiB
 				  * until the user's soft pipe quota is spent
 				  * (status 125 if it cannot be) */
+	int err_closed;		 /* fd 2 closed: nothing of stderr kept */
 };
 
 struct spawn_result {
@@ -121,6 +122,30 @@ int spawn_open_pty(int *master, int *slave);
 
 /* Run s; returns 0, or -1 if the test's own setup failed (errno set). */
 int spawn_run(const struct spawn *s, struct spawn_result *r);
+
+/*
+ * For a test that works with a program while it runs: spawn_start
+ * starts s's program and returns at once; its standard input and output
+ * as s says, the test's ends in c->to (IN_PIPE: nothing fed, a blocking
+ * end) and c->from (OUT_PIPE, OUT_FILE, ...), -1 where it has none; its
+ * standard error kept for the end. spawn_finish closes c->to, waits,
+ * and gives how it ended, what c->from still held (a file: all of it)
+ * and its standard error. Both return 0, or -1 if the test's own setup
+ * failed.
+ */
+struct spawn_child {
+	pid_t pid;
+	int to, from, err;
+};
+int spawn_start(const struct spawn *s, struct spawn_child *c);
+int spawn_finish(struct spawn_child *c, struct spawn_result *r);
+
+/*
+ * Nonzero once every thread of process pid sleeps (state S in /proc): a
+ * program that reads an empty pipe has blocked in its read. Tests poll
+ * it to act at that moment, and assert nothing about time.
+ */
+int spawn_waits(pid_t pid);
 
 void spawn_free(struct spawn_result *r);
 
@@ -192,6 +217,19 @@ void spawn_pipebench(struct spawn *s, struct spawn_result *r,
 void spawn_with_args(const char **argv, const char *const *args, int n,
 		     const char *path);
 
+/*
+ * Fault injection (tests/inject.so): spawn_inject sets env[0..4) to
+ * preload it with FIO_INJECT=spec (CALL:N:WHAT) and a log of its own
+ * for case id, env[4] to NULL; spawn_inject_reached, after the run, says
+ * whether an injection happened, and removes the log.
+ */
+struct spawn_inject {
+	char preload[4200], inject[160], logpath[80], logenv[100];
+};
+void spawn_inject(struct spawn_inject *in, const char *spec, int id,
+		  const char **env);
+int spawn_inject_reached(struct spawn_inject *in);
+
 /* The number after "key": in a line of JSON, or -1 if there is none. */
 double spawn_json_number(const char *json, const char *key);
 
@@ -253,9 +291,10 @@ const char *spawn_need_quiet(void);
  * beside check_X, from the same sources): the plain build leaves them
  * out, so that it never passes without them. The needs build runs those
  * whose needs this machine meets; if it had to leave any out, it says
- * which and why and exits 77 (automake's SKIP), never 0.
+ * which and why and exits 77 (automake's SKIP), never 0. Returns the
+ * test case added (for its fixtures), or NULL.
  */
-void suite_add_needing(Suite *s, const char *name, const TTest *test, int n,
-		       spawn_need *const *needs);
+TCase *suite_add_needing(Suite *s, const char *name, const TTest *test, int n,
+			 spawn_need *const *needs);
 
 #endif
