@@ -228,7 +228,7 @@ START_TEST(plot_buckets)
 					  i < 52 ? 1000 : 500, 0};
 	pb_plot(f, s, 100, 40, 1);
 	fclose(f);
-	ck_assert_str_eq(text, " 1000.00 B/s │█████████████             \n"
+	ck_assert_str_eq(text, "   1.00 kB/s │█████████████             \n"
 			       "             │█████████████▅            \n"
 			       "             │██████████████            \n"
 			       "             │██████████████            \n"

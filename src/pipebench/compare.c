@@ -96,7 +96,7 @@ pb_producer_result(const char *name, int wstatus, const struct pb_transfer *r)
 	/* A shell reports its command's SIGPIPE as status 128 + 13. */
 	if (((WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGPIPE) ||
 	     (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 128 + SIGPIPE)) &&
-	    (r->stopped || pb_interrupted))
+	    (r->stopped || r->gone || pb_interrupted))
 		return 0;
 	if (WIFSIGNALED(wstatus)) {
 		prog_warn(0, "%s: killed by signal %d", name,
@@ -199,7 +199,7 @@ run_rounds(char **cmds, int n, char *buf, int null, struct pb_run *runs)
 					round < opt->warmup ? opt->warmup
 							    : opt->runs,
 					cmds[i],
-					pb_amount(a, sizeof a, slot->bytes),
+					pb_si(a, sizeof a, (double)slot->bytes),
 					slot->secs);
 		}
 	}
@@ -233,12 +233,14 @@ pb_compare(char **cmds, int n, char *buf)
 	struct pb_run *runs = calloc((size_t)n * pb_opt->runs, sizeof *runs);
 	int null = -1, rc = EXIT_FAILURE, ref = reference(cmds, n);
 
+	memset(&json, 0, sizeof json);
 	memset(&md, 0, sizeof md);
-	if (runs == NULL || ref < 0 ||
-	    pb_export_open(&json, pb_opt->export_json) < 0)
+	if (runs == NULL || ref < 0)
 		goto out;
-	if (pb_export_open(&md, pb_opt->export_markdown) < 0) {
+	if (pb_export_open(&json, pb_opt->export_json) < 0 ||
+	    pb_export_open(&md, pb_opt->export_markdown) < 0) {
 		pb_export_abort(&json);
+		rc = PB_EXPORT_REFUSED;
 		goto out;
 	}
 	null = open("/dev/null", O_WRONLY | O_CLOEXEC);

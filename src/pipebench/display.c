@@ -98,11 +98,10 @@ frame_of(char *out, size_t width, uint64_t size, uint64_t bytes, int64_t usec)
 	if (width > 0)
 		width--;
 	if (size == 0) {
-		n = (size_t)snprintf(
-		    text, sizeof text, "%s %s/s %s",
-		    pb_amount_short(a, sizeof a, bytes),
-		    pb_amount_short(b, sizeof b, (uint64_t)avg),
-		    clock_of(c, sizeof c, usec));
+		n = (size_t)snprintf(text, sizeof text, "%s %s/s %s",
+				     pb_si(a, sizeof a, (double)bytes),
+				     pb_si(b, sizeof b, avg),
+				     clock_of(c, sizeof c, usec));
 		n = n < width ? n : width;
 		memcpy(out, text, n);
 		return n;
@@ -110,8 +109,7 @@ frame_of(char *out, size_t width, uint64_t size, uint64_t bytes, int64_t usec)
 	pct = bytes >= size ? 100 : (unsigned)(100 * (double)bytes / size);
 	n = (size_t)snprintf(
 	    text, sizeof text, " %s %s/s ETA %s",
-	    pb_amount_short(a, sizeof a, bytes),
-	    pb_amount_short(b, sizeof b, (uint64_t)avg),
+	    pb_si(a, sizeof a, (double)bytes), pb_si(b, sizeof b, avg),
 	    clock_of(c, sizeof c,
 		     avg > 0 && bytes < size
 			 ? (int64_t)((double)(size - bytes) / avg * 1e6)

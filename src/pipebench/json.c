@@ -11,19 +11,65 @@
 
 #include "pipebench.h"
 
+/*
+ * The length of the valid UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0.
+ */
+static size_t
+utf8_length(const unsigned char *s)
+{
+	size_t n, i;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* A JSON string: valid UTF-8 whatever s holds, each byte that is not part
+ * of a valid sequence (a command line in another encoding) given as
+ * U+FFFD, as a decoder that replaces would give it. */
 static void
 text(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
 
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
+	fputc('"', f);
+	while (*p) {
+		n = utf8_length(p);
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			fprintf(f, "\\%c", *p++);
+		} else if (*p < 0x20) {
+			fprintf(f, "\\u%04x", *p++);
+		} else {
+			fwrite(p, 1, n, f);
+			p += n;
+		}
 	}
 	fputc('"', f);
 }

@@ -89,8 +89,12 @@ inspect(struct pb_transfer *r, struct fio_pump *p)
 }
 
 static int
-failed(const struct fio_pump *p)
+failed(struct pb_transfer *r, const struct fio_pump *p)
 {
+	if (p->side == FIO_SIDE_OUTPUT && errno == EPIPE && r->sigpipe) {
+		r->gone = 1;
+		return -1;
+	}
 	if (p->side == FIO_SIDE_OUTPUT)
 		prog_warn(errno, "write error");
 	else
@@ -131,7 +135,7 @@ pump_through(struct pb_transfer *r, struct fio_pump *p)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return failed(p);
+			return failed(r, p);
 		if (n == 0) {
 			r->stopped = p->left == 0;
 			return r->stopped
@@ -147,7 +151,7 @@ pump_through(struct pb_transfer *r, struct fio_pump *p)
 			;
 		count(r, p->total);
 		if (rc < 0 && errno != EINTR)
-			return failed(p);
+			return failed(r, p);
 		grow_when_long(r, p);
 	}
 	return 0;

@@ -8,9 +8,11 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -181,8 +183,10 @@ usage(int status_code)
 	    "      --help           display this help and exit\n"
 	    "      --version        output version information and exit\n"
 	    "\n"
-	    "N may have a suffix: K M G T P E (powers of 1024, also KiB ...)\n"
-	    "or KB MB GB TB PB EB (powers of 1000).\n"
+	    "N may have a suffix: K M G T P E (powers of 1024, also KiB ...,\n"
+	    "and k m g t p e) or KB MB GB TB PB EB (powers of 1000). Sizes\n"
+	    "and rates of --progress, --compare and --pipeline are decimal:\n"
+	    "GB = 10^9 B.\n"
 	    "\n"
 	    "Examples:\n"
 	    "  yes | pipebench --bytes 10G --touch > /dev/null\n"
@@ -192,7 +196,7 @@ usage(int status_code)
 	return prog_close_stdout();
 }
 
-/* N with GNU's suffixes, as head -c takes it. */
+/* N with GNU's suffixes, as head -c takes it, and pv's lowercase. */
 static int
 parse_count(const char *s, uint64_t *v)
 {
@@ -212,7 +216,8 @@ parse_count(const char *s, uint64_t *v)
 	if (strcmp(end, "b") == 0) {
 		mult = 512;
 	} else if (*end != '\0') {
-		p = strchr(suffixes, *end == 'k' ? 'K' : *end);
+		/* Lowercase too, as pv and GNU's xstrtol take them. */
+		p = strchr(suffixes, toupper((unsigned char)*end));
 		if (p == NULL)
 			return -1;
 		if (strcmp(end + 1, "B") == 0)
@@ -465,11 +470,23 @@ run_one(char **command, char *buf, struct pb_export *csv)
 {
 	const struct pb_options *opt = pb_opt;
 	int rc, c, wstatus = 0, display;
+	struct sigaction old_pipe;
 	struct pb_transfer r;
 	pid_t pid = -1;
 	off_t at;
 
 	memset(&r, 0, sizeof r);
+	/*
+	 * A reader that stops early (`pipebench | head`) would kill us by
+	 * SIGPIPE and take the measurement with us: the write's EPIPE ends
+	 * the run instead, the summary and the rest come, and then we die of
+	 * the SIGPIPE, as 0.40 did. A caller that ignores SIGPIPE gets the
+	 * write error, as from GNU's tools.
+	 */
+	r.sigpipe = sigaction(SIGPIPE, NULL, &old_pipe) == 0 &&
+		    old_pipe.sa_handler == SIG_DFL;
+	if (r.sigpipe)
+		signal(SIGPIPE, SIG_IGN);
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	/* A closed one's read or write fails as it would have (EBADF). */
 	r.in.fd = pb_std_closed & 1u << STDIN_FILENO ? -1 : STDIN_FILENO;
@@ -496,8 +513,8 @@ run_one(char **command, char *buf, struct pb_export *csv)
 	pb_ticker_stop();
 	if (display)
 		pb_display_end(&r);
-	if ((rc == EXIT_SUCCESS || pb_interrupted) && !opt->no_summary &&
-	    !opt->raw)
+	if ((rc == EXIT_SUCCESS || pb_interrupted || r.gone) &&
+	    !opt->no_summary && !opt->raw)
 		pb_print_summary(&r);
 	if (pid > 0) {
 		close(r.in.fd);
@@ -507,11 +524,17 @@ run_one(char **command, char *buf, struct pb_export *csv)
 		if (rc == EXIT_SUCCESS)
 			rc = c;
 	}
-	if (opt->json)
-		pb_print_json(&r, wstatus);
 	if (opt->plot || csv->path != NULL)
 		rc |= pb_samples_out(&r, csv);
+	/* Last, so that a script takes the last line. */
+	if (opt->json)
+		pb_print_json(&r, wstatus);
 	pb_ticker_free();
+	if (r.gone) {
+		fflush(NULL);
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
 	return rc;
 }
 
@@ -561,7 +584,7 @@ main(int argc, char *argv[])
 	/* Export files are made before any run: a bad path costs nothing. */
 	if (pb_export_open(&csv, opt.export_csv) < 0) {
 		fio_buffer_free(buf, opt.bufsize);
-		return EXIT_FAILURE;
+		return PB_EXPORT_REFUSED;
 	}
 	(void)fio_init();
 	/*
@@ -580,9 +603,11 @@ main(int argc, char *argv[])
 		rc = pb_pipeline(argv + optind, argc - optind, &csv);
 	else
 		rc = run_one(argv + optind, buf, &csv);
+	/* --pipeline's status is the stages': a report of ours that could
+	 * not be written is said, if stderr can say it, and changes nothing. */
 	if (!opt.compare && pb_status != stderr && fclose(pb_status) != 0) {
 		prog_warn(errno, "%s", prog_quote(opt.status_file));
-		rc = EXIT_FAILURE;
+		rc = opt.pipeline ? rc : EXIT_FAILURE;
 	}
 	fio_buffer_free(buf, opt.bufsize);
 	free(pb_expected.buf);
@@ -592,6 +617,10 @@ main(int argc, char *argv[])
 		fflush(stderr);
 		signal(SIGINT, SIG_DFL);
 		raise(SIGINT);
+	}
+	if (opt.pipeline) {
+		(void)prog_close_stdout();
+		return rc;
 	}
 	return opt.compare ? rc : rc | prog_close_stdout();
 }

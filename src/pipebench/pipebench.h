@@ -76,6 +76,9 @@ struct pb_transfer {
 	enum fio_strategy mode;		   /* what moved the bytes */
 	int stopped;			   /* a limit was reached before EOF */
 	int grown;			   /* its pipes' growth was decided */
+	int sigpipe; /* the caller's SIGPIPE kills: the output's reader gone
+		      * is no error to print, but a death after the report */
+	int gone;    /* so it went */
 };
 
 /* units.c */
@@ -84,6 +87,12 @@ int64_t pb_usec(const struct timespec *t);
 const char *pb_amount(char *buf, size_t size, uint64_t v);
 const char *pb_amount_short(char *buf, size_t size, uint64_t v);
 const char *pb_duration(char *buf, size_t size, int64_t usec);
+/* Our own outputs' decimal units: "5.42 GB"; v's number alone in the
+ * unit of unit_of; that unit's name. Labelled where shown: GB = 10^9 B. */
+const char *pb_si(char *buf, size_t size, double v);
+const char *pb_si_in(char *buf, size_t size, double v, double unit_of);
+const char *pb_si_unit(double v);
+#define PB_SI_LABEL "GB = 10^9 B"
 
 /* measure.c */
 void pb_catch_interrupt(void);
@@ -152,15 +161,19 @@ void pb_json_end(struct pb_json *j, char bracket);
 void pb_json_close(struct pb_json *j); /* the last }, and a newline */
 void pb_print_json(const struct pb_transfer *r, int producer);
 
-/* export.c: files written whole or not at all. */
+/* export.c: files written where the user points, as `>` writes. */
 struct pb_export {
-	const char *path; /* NULL: not asked for */
-	char *tmp;
+	const char *path; /* as the user gave it; NULL: not asked for */
+	char *target;	  /* the file it leads to, its links followed */
+	char *tmp;	  /* beside target, renamed over it; NULL: in place */
 	FILE *f;
 };
 int pb_export_open(struct pb_export *e, const char *path); /* -1: told */
 int pb_export_commit(struct pb_export *e);		   /* -1: told */
 void pb_export_abort(struct pb_export *e);
+/* The status of a run whose export cannot be written: said before any
+ * run, as a usage error. */
+#define PB_EXPORT_REFUSED 2
 
 /* plot.c: --plot and --export-csv. */
 void pb_plot(FILE *f, const struct pb_sample *s, size_t n, size_t width,

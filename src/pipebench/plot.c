@@ -52,11 +52,10 @@ pb_plot(FILE *f, const struct pb_sample *s, size_t n, size_t width, int utf8)
 			top = v[c];
 	}
 	for (row = ROWS - 1; row >= 0; row--) {
-		const char *t = pb_amount(a, sizeof a, (uint64_t)top);
+		const char *t = pb_si(a, sizeof a, top);
 
 		if (row == ROWS - 1)
-			snprintf(label, sizeof label, "%*s/s ", LABEL - 3,
-				 t + strspn(t, " "));
+			snprintf(label, sizeof label, "%*s/s ", LABEL - 3, t);
 		else
 			snprintf(label, sizeof label, "%*s", LABEL, "");
 		fputs(label, f);

@@ -130,7 +130,7 @@ pb_pipeline_display(void)
 static const char *
 amount(char *buf, size_t size, int64_t v)
 {
-	return v < 0 ? "-" : pb_amount_short(buf, size, (uint64_t)v);
+	return v < 0 ? "-" : pb_si(buf, size, (double)v);
 }
 
 /* How full a watched pipe is now, "-" for one not watched. */
@@ -173,14 +173,11 @@ pb_pipeline_draw(struct pb_pipeline *pl, int again)
 			tty ? "\r" : "", i + 1, st->text,
 			amount(a, sizeof a, bytes),
 			bytes >= 0 && step > 0
-			    ? pb_amount_short(
-				  b, sizeof b,
-				  (uint64_t)((double)(bytes - st->drawn_bytes) /
-					     step))
+			    ? pb_si(b, sizeof b,
+				    (double)(bytes - st->drawn_bytes) / step)
 			    : "-",
 			bytes >= 0 && s > 0
-			    ? pb_amount_short(c, sizeof c,
-					      (uint64_t)((double)bytes / s))
+			    ? pb_si(c, sizeof c, (double)bytes / s)
 			    : "-",
 			fill(d, sizeof d, in_watched(pl, i), st->in_queued,
 			     pl->relay[i].size),
@@ -260,12 +257,13 @@ table(const struct pb_pipeline *pl, int held)
 			"%7s %9s %6d\n",
 			i + 1, st->text, amount(a, sizeof a, bytes_in(pl, i)),
 			amount(b, sizeof b, bytes_out(pl, i)),
-			r < 0 ? "-" : pb_amount_short(c, sizeof c, (uint64_t)r),
-			st->secs, cpu(&st->ru.ru_utime), cpu(&st->ru.ru_stime),
+			r < 0 ? "-" : pb_si(c, sizeof c, r), st->secs,
+			cpu(&st->ru.ru_utime), cpu(&st->ru.ru_stime),
 			share(d, sizeof d, in_full(pl, i)),
 			share(e, sizeof e, out_empty(pl, i)),
 			shown_status(st->wstatus));
 	}
+	fputs("Sizes and rates: " PB_SI_LABEL "\n", pb_status);
 	if (held < 0)
 		fputs("Held back by: none: the source is the limit\n",
 		      pb_status);
@@ -389,11 +387,12 @@ pb_pipeline_report(const struct pb_pipeline *pl, struct pb_export *e)
 			if (rc == 0 || i == pl->n)
 				rc = EXIT_FAILURE;
 		}
+	/* Our own report lost (the file said) leaves the stages' status as
+	 * it is; the JSON comes last, where a script takes it. */
+	(void)csv(pl, held, e);
 	if (!pb_opt->no_summary)
 		table(pl, held);
 	if (pb_opt->json)
 		json(pl, held, rc);
-	if (csv(pl, held, e) < 0 && rc == 0)
-		rc = EXIT_FAILURE;
 	return rc;
 }

@@ -47,8 +47,8 @@ table(FILE *f, char **cmds, int n, int ref, const struct row *rows)
 	char a[32], b[32], c[32], d[32], e[32];
 	int i;
 
-	fputs("| command | rate (mean ± σ) | median | min - max | "
-	      "time (median) | vs ",
+	fputs("| command | rate, mean ± σ (" PB_SI_LABEL ") | median | "
+	      "min - max | time (median) | vs ",
 	      f);
 	cell(f, pb_opt->reference ? pb_command_name(cmds, ref) : "first", 0);
 	fputs(" |\n|:--|--:|--:|--:|--:|--:|\n", f);
@@ -59,13 +59,15 @@ table(FILE *f, char **cmds, int n, int ref, const struct row *rows)
 		fputs("| ", f);
 		cell(f, pb_command_name(cmds, i), i >= pb_opt->nnames);
 		fprintf(f,
-			" | %s ± %s/s | %s/s | %s - %s/s | %.3f s | %.2f |\n",
-			pb_amount_short(a, sizeof a, (uint64_t)(s->mean)),
-			pb_amount_short(b, sizeof b, (uint64_t)(s->sd)),
-			pb_amount_short(c, sizeof c, (uint64_t)(s->median)),
-			pb_amount_short(d, sizeof d, (uint64_t)(s->min)),
-			pb_amount_short(e, sizeof e, (uint64_t)(s->max)),
-			rows[i].time, base > 0 ? s->median / base : 0);
+			" | %s ± %s %s/s | %s/s | %s - %s %s/s | %.3f s | "
+			"%.2f |\n",
+			pb_si_in(a, sizeof a, s->mean, s->mean),
+			pb_si_in(b, sizeof b, s->sd, s->mean),
+			pb_si_unit(s->mean), pb_si(c, sizeof c, s->median),
+			pb_si_in(d, sizeof d, s->min, s->max),
+			pb_si_in(e, sizeof e, s->max, s->max),
+			pb_si_unit(s->max), rows[i].time,
+			base > 0 ? s->median / base : 0);
 	}
 }
 
@@ -185,15 +187,18 @@ pb_report_comparison(char **cmds, int n, int ref, const struct pb_run *runs,
 	}
 	table(stdout, cmds, n, ref, rows);
 	warnings(cmds, n, rows, runs);
-	if (pb_opt->json)
-		json(pb_status, cmds, n, ref, rows, runs, 0);
 	if (json_out->f != NULL)
 		json(json_out->f, cmds, n, ref, rows, runs, 1);
 	if (md->f != NULL)
 		table(md->f, cmds, n, ref, rows);
-out:
+	/* The exports' messages before --json's line: it comes last. */
 	rc |= pb_export_commit(json_out) < 0;
 	rc |= pb_export_commit(md) < 0;
+	if (pb_opt->json)
+		json(pb_status, cmds, n, ref, rows, runs, 0);
+out:
+	pb_export_abort(json_out);
+	pb_export_abort(md);
 	free(rows);
 	free(rate);
 	free(secs);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pipebench's units, as 0.40 prints them: sizes and rates, durations,
- * and the clock's microseconds and seconds. A leaf: everything that
- * prints uses it, and it uses nothing of pipebench but the options.
+ * pipebench's units: sizes and rates as 0.40 prints them (its summary
+ * and running line), and in the decimal units of our own outputs;
+ * durations, and the clock's microseconds and seconds. A leaf:
+ * everything that prints uses it, and it uses nothing of pipebench but
+ * the options.
  */
 #include "config.h"
 
@@ -76,4 +78,52 @@ pb_duration(char *buf, size_t size, int64_t usec)
 	snprintf(buf, size, "%.2lldh%.2lldm%.2lld.%.2llds", s / 3600,
 		 s / 60 % 60, s % 60, (long long)(usec % 1000000 / 10000));
 	return buf;
+}
+
+/*
+ * Our own outputs (the --progress line, --compare, --pipeline, --plot)
+ * give sizes and rates in decimal units, GB = 10^9 B as `make demo` and
+ * every peer's README do, so that a figure is what its JSON's bytes say
+ * (0.40's own lines keep 0.40's 1024). The unit is the one that puts v
+ * below 1000; pb_si_in gives v in the unit of another value, for "5.10
+ * ± 0.32 GB/s".
+ */
+static const char *const si_units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+#define SI_UNITS (int)(sizeof si_units / sizeof si_units[0])
+
+static int
+si_step(double v)
+{
+	int e = 0;
+
+	for (; e < SI_UNITS - 1 && (v >= 999.995 || v <= -999.995); e++)
+		v /= 1000;
+	return e;
+}
+
+const char *
+pb_si_in(char *buf, size_t size, double v, double unit_of)
+{
+	int e = si_step(unit_of), i;
+
+	for (i = 0; i < e; i++)
+		v /= 1000;
+	snprintf(buf, size, "%.2f", v);
+	return buf;
+}
+
+const char *
+pb_si(char *buf, size_t size, double v)
+{
+	char n[32];
+
+	snprintf(buf, size, "%s %s", pb_si_in(n, sizeof n, v, v),
+		 si_units[si_step(v)]);
+	return buf;
+}
+
+const char *
+pb_si_unit(double v)
+{
+	return si_units[si_step(v)];
 }
