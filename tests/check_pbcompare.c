@@ -144,8 +144,8 @@ START_TEST(compare)
 	for (p = r.err; (p = strstr(p, "\nrun ")) != NULL; p++)
 		runs++;
 	ck_assert_int_eq(runs, 6);
-	ck_assert(
-	    strstr(r.err, "warmup 1/1: echo one; echo two: 8.00 B in") != NULL);
+	ck_assert(strstr(r.err, "warmup 1/1: echo one; echo two: 8.00 B in") !=
+		  NULL);
 	ck_assert(strstr(r.err, "run 3/3: head -c 300000 /dev/zero: 300.00 kB "
 				"in") != NULL);
 	p = "| command | rate, mean ± σ (GB = 10^9 B) | median | min - max | "

@@ -272,16 +272,17 @@ START_TEST(interrupted)
 END_TEST
 
 /* Refused, status 2, and nothing started (the first stage would make a
- * file). */
+ * file); what the shell would refuse, in bash's words (SHELL_SAYS). */
+#define SHELL_SAYS "/bin/bash: -c: line "
 static const struct {
 	const char *pipeline, *err;
 } refused[] = {
-    {"touch %F | | cat", "pipebench: --pipeline: a stage is empty\n"},
-    {"touch %F |", "pipebench: --pipeline: a stage is empty\n"},
+    {"touch %F | | cat", SHELL_SAYS},
+    {"touch %F |", SHELL_SAYS},
     {"touch %F", "pipebench: --pipeline: a pipeline has two stages or "
 		 "more; for one command, use --exec\n"},
-    {"touch %F | cat '", "pipebench: --pipeline: unbalanced quotes\n"},
-    {"touch %F | cat \"x", "pipebench: --pipeline: unbalanced quotes\n"},
+    {"touch %F | cat '", SHELL_SAYS},
+    {"touch %F | cat \"x", SHELL_SAYS},
     {NULL, "pipebench: --pipeline: more than 64 stages\n"},
 };
 #define NREFUSED (int)(sizeof refused / sizeof refused[0])
@@ -308,7 +309,12 @@ START_TEST(refused_before_start)
 	}
 	spawn_init(&s, "pipebench", argv, NULL, OUT_PIPE);
 	ck_assert_int_eq(spawn_run(&s, &r), 0);
-	ck_assert_str_eq(r.err, refused[_i].err);
+	if (strcmp(refused[_i].err, SHELL_SAYS) == 0)
+		ck_assert_msg(strncmp(r.err, SHELL_SAYS, strlen(SHELL_SAYS)) ==
+				  0,
+			      "%s", r.err);
+	else
+		ck_assert_str_eq(r.err, refused[_i].err);
 	ck_assert(r.exited && r.status == 2);
 	ck_assert_uint_eq(r.out_len, 0);
 	ck_assert_int_ne(access(mark, F_OK), 0);

@@ -18,24 +18,45 @@
 #include "pipebench.h"
 #include "prog.h"
 
-void
-pb_exec(const char *cmd, char *const argv[])
+/* Whether the shell at path is bash, which takes -o pipefail. */
+static int
+is_bash(const char *path)
 {
+	const char *base = strrchr(path, '/');
+
+	return strcmp(base != NULL ? base + 1 : path, "bash") == 0;
+}
+
+const char *
+pb_shell_argv0(void)
+{
+	return pb_opt->shell != NULL && is_bash(pb_opt->shell) ? "bash" : "sh";
+}
+
+void
+pb_exec(const char *shell, const char *cmd, char *const argv[])
+{
+	const char *name;
 	sigset_t none;
 	int err;
 
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* A reader that stops (--bytes, a stage that ends) ends the
-	 * command as with head. */
-	signal(SIGPIPE, SIG_DFL);
-	if (cmd != NULL)
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	else
+	if (shell == NULL) {
+		/* A producer: a reader that stops (--bytes) ends it as with
+		 * head. A stage's signals are set by its caller. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+	}
+	name = shell != NULL ? shell : "/bin/sh";
+	if (cmd == NULL)
 		execvp(argv[0], argv);
+	else if (shell != NULL && is_bash(shell))
+		execl(shell, "bash", "-o", "pipefail", "-c", cmd, (char *)NULL);
+	else
+		execl(name, "sh", "-c", cmd, (char *)NULL);
 	/* exec's errno, before the message may change it. */
 	err = errno;
-	prog_warn(err, "%s", prog_quote(cmd != NULL ? "/bin/sh" : argv[0]));
+	prog_warn(err, "%s", prog_quote(cmd != NULL ? name : argv[0]));
 	_exit(err == ENOENT ? 127 : 126);
 }
 
@@ -44,6 +65,7 @@ pb_exec(const char *cmd, char *const argv[])
  * byte. cmd is a shell command (compare) or argv (exec).
  */
 unsigned pb_std_closed;
+int pb_sigpipe_ignored;
 
 void
 pb_close_std(unsigned kept)
@@ -73,7 +95,7 @@ pb_start_producer(const char *cmd, char *const argv[], int *fd)
 				dup2(null, STDIN_FILENO);
 		}
 		pb_close_std(cmd != NULL ? 3u : 2u);
-		pb_exec(cmd, argv);
+		pb_exec(NULL, cmd, argv);
 	}
 	close(p[1]);
 	if (pid < 0) {

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --pipeline's operands, split into stages. argv lists end at a lone |
- * and run as they are. A command line is split where the shell would
- * split it: at a | of the top level, outside quotes, $(...), `...`,
- * ${...}, ( ), { }, if/case/loop compounds and comments, so that each
- * stage is a command sh -c runs as the shell would have run it in the
- * pipeline. `a |& b` is
- * `a 2>&1 | b`, as bash has it. What would make the line more than one
- * pipeline (&&, ||, ;, &, a newline) is refused, named, before anything
- * runs: a list's parts do not share pipes, and metering one pipeline is
- * the job. A here-document is not recognised.
+ * and run as they are. A command line (which the shell has read first:
+ * pipeline.c, syntax_ok()) is split where bash would split it: at a | of
+ * the top level, outside quotes, $(...), `...`, ${...}, ( ), { },
+ * [[ ]], if/case/loop compounds and comments, so that each stage is a
+ * command bash -c runs as bash would have run it in the pipeline. `a |&
+ * b` is `a 2>&1 | b`, as bash has it; a leading `!` negates the
+ * pipeline's status. What would make the line more than one pipeline
+ * (&&, ||, ;, &, a newline) is refused, named, before anything runs: a
+ * list's parts do not share pipes, and metering one pipeline is the
+ * job. So is a here-document, whose lines would follow the pipeline's.
  */
 #include "config.h"
 
@@ -23,9 +24,11 @@
 
 struct lex {
 	const char *s, *start; /* the line; the current stage's start */
-	char ctx[DEPTH];       /* the open contexts: ' " ` ( $ { and the
-				* compounds: i (if), c (case), l (a loop) */
+	char ctx[DEPTH];       /* the open contexts: ' " ` ( $ { [ ([[) and
+				* the compounds: i (if), c (case), l (a loop) */
 	int depth;
+	int bare; /* nothing but blanks and comments since the stage began */
+	int compound; /* the stage opened a compound at its top level */
 	struct pb_pipeline *pl;
 };
 
@@ -128,6 +131,9 @@ push(struct lex *l, char c)
 {
 	if (l->depth == DEPTH)
 		return refuse("nested too deep");
+	/* A subshell, a group or a compound: a shell runs the stage. */
+	if (l->depth == 0 && strchr("({[icl", c) != NULL)
+		l->compound = 1;
 	l->ctx[l->depth++] = c;
 	return 0;
 }
@@ -154,52 +160,81 @@ operator(struct lex *l, const char *p)
 		return 0; /* >&, <&, &> : redirections */
 	if (*p == '|' && p[1] == '|')
 		return refuse("'||' makes a list of pipelines; give one "
-			      "pipeline, or the list as a stage (sh -c)");
+			      "pipeline, or the list as a stage (bash -c)");
 	if (*p == '&' && p[1] == '&')
 		return refuse("'&&' makes a list of pipelines; give one "
-			      "pipeline, or the list as a stage (sh -c)");
+			      "pipeline, or the list as a stage (bash -c)");
 	if (*p == '&')
 		return refuse("'&' runs a command in the background; give "
 			      "one pipeline");
 	if (*p == ';')
 		return refuse("';' makes a list of pipelines; give one "
-			      "pipeline, or the list as a stage (sh -c)");
+			      "pipeline, or the list as a stage (bash -c)");
 	if (*p == '|') {
 		if (add_stage(l->pl, l->start, p, p[1] == '&' ? " 2>&1" : "") <
 		    0)
 			return -1;
+		l->pl->stage[l->pl->n - 1].compound = l->compound;
 		l->start = p + (p[1] == '&' ? 2 : 1);
+		l->bare = 1;
+		l->compound = 0;
 		return p[1] == '&' ? 2 : 1;
 	}
 	if (*p == '\n') {
-		/* After a | it goes on; elsewhere it would end the pipeline,
-		 * unless nothing but blanks follows. */
-		const char *q = p - 1;
+		/* After a | (and its comments) it goes on; elsewhere it would
+		 * end the pipeline, unless nothing but blanks and comments
+		 * follow. */
+		const char *q;
 
-		while (q >= l->start && blank(*q))
-			q--;
-		if (q < l->start)
+		if (l->bare)
 			return 1;
-		for (q = p; *q != '\0' && blank(*q); q++)
-			;
+		for (q = p; *q != '\0'; q++) {
+			if (*q == '#' && word_start(l->s, q))
+				q += strcspn(q, "\n") - 1;
+			else if (!blank(*q))
+				break;
+		}
 		if (*q == '\0')
 			return 1;
 		return refuse("a newline ends the pipeline; give one "
 			      "pipeline");
 	}
+	if (*p == '<' && p[1] == '<' && p[2] != '<' && prev != '<')
+		return refuse("a here-document (<<) takes the lines after "
+			      "the pipeline's; give its text as a here-string "
+			      "(<<<) or a file");
 	return 0;
+}
+
+/* Whether p holds the word w, at a word's start and end. */
+static int
+word_at(const char *s, const char *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	return word_start(s, p) && strncmp(p, w, n) == 0 &&
+	       (p[n] == '\0' || blank(p[n]) || strchr(";&|()", p[n]) != NULL);
 }
 
 static int
 parse_line(struct pb_pipeline *pl, const char *s)
 {
-	struct lex l = {s, s, {0}, 0, pl};
+	struct lex l = {s, s, {0}, 0, 1, 0, pl};
 	const char *p;
 	char c;
 	int k;
 
-	for (p = s; *p != '\0'; p++) {
+	/* `! a | b`: bash negates the whole pipeline's status. */
+	for (p = s; blank(*p); p++)
+		;
+	if (*p == '!' && blank(p[1])) {
+		pl->negate = 1;
+		l.start = p + 1;
+	}
+	for (p = l.start; *p != '\0'; p++) {
 		c = top(&l);
+		if (c == 0 && !blank(*p) && *p != '#')
+			l.bare = 0;
 		if (c == '\'') {
 			if (*p == '\'')
 				l.depth--;
@@ -220,8 +255,10 @@ parse_line(struct pb_pipeline *pl, const char *s)
 			continue;
 		}
 		if (*p == '$' && (p[1] == '(' || p[1] == '{')) {
+			k = l.compound; /* $( ) is a word's, not a compound */
 			if (push(&l, p[1] == '(' ? '(' : '$') < 0)
 				return -1;
+			l.compound = k;
 			p++;
 			continue;
 		}
@@ -243,6 +280,20 @@ parse_line(struct pb_pipeline *pl, const char *s)
 				p++;
 			continue;
 		}
+		/* [[ ]]: its || and && are tests, not lists. */
+		if (c == '[' && word_at(s, p, "]]")) {
+			l.depth--;
+			p++;
+			continue;
+		}
+		if (c == '[')
+			continue;
+		if (word_at(s, p, "[[") && command_start(s, p)) {
+			if (push(&l, '[') < 0)
+				return -1;
+			p++;
+			continue;
+		}
 		k = word_start(s, p) ? compound(s, p) : 0;
 		if (k >= 'a') {
 			if (push(&l, (char)k) < 0)
@@ -254,6 +305,8 @@ parse_line(struct pb_pipeline *pl, const char *s)
 				return -1;
 		} else if (*p == ')' && c == '(') {
 			l.depth--;
+		} else if (*p == ')' && c == 0) {
+			return refuse("unbalanced parentheses");
 		} else if (*p == '{' && word_start(s, p) && blank(p[1])) {
 			if (push(&l, '{') < 0)
 				return -1;
@@ -270,7 +323,10 @@ parse_line(struct pb_pipeline *pl, const char *s)
 		    top(&l) == '\'' || top(&l) == '"'
 			? "unbalanced quotes"
 			: "unbalanced parentheses, braces or backquotes");
-	return add_stage(pl, l.start, p, "");
+	if (add_stage(pl, l.start, p, "") < 0)
+		return -1;
+	pl->stage[pl->n - 1].compound = l.compound;
+	return 0;
 }
 
 /* The words of argv[from..to) joined by spaces, for the table. */

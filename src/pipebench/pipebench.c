@@ -79,6 +79,7 @@ enum {
 	OPT_EXPORT_MARKDOWN,
 	OPT_REFERENCE,
 	OPT_PIPELINE,
+	OPT_SHELL,
 	OPT_HELP,
 	OPT_VERSION
 };
@@ -106,6 +107,7 @@ static const struct option longopts[] = {
     {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
     {"reference", required_argument, NULL, OPT_REFERENCE},
     {"pipeline", no_argument, NULL, OPT_PIPELINE},
+    {"shell", required_argument, NULL, OPT_SHELL},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -180,6 +182,9 @@ usage(int status_code)
 	    "                       meter each and name the one that holds "
 	    "the rest\n"
 	    "                       back (--export-csv: a row a stage)\n"
+	    "      --shell=SHELL    run the stages with SHELL -c (default: "
+	    "bash -o\n"
+	    "                       pipefail -c, where bash is installed)\n"
 	    "      --help           display this help and exit\n"
 	    "      --version        output version information and exit\n"
 	    "\n"
@@ -384,6 +389,9 @@ long_option(int c, struct pb_options *opt)
 	case OPT_PIPELINE:
 		opt->pipeline = 1;
 		break;
+	case OPT_SHELL:
+		opt->shell = optarg;
+		break;
 	case OPT_NAME:
 		names = realloc(opt->names,
 				(size_t)(opt->nnames + 1) * sizeof *names);
@@ -405,6 +413,35 @@ long_option(int c, struct pb_options *opt)
 	return GO_ON;
 }
 
+/*
+ * The stages' shell: bash, where installed, as the user's pipeline was
+ * written for it (echo -e, [[ ]], $'...', <( ), &>, exported functions
+ * mean something else or nothing to dash); else /bin/sh.
+ */
+static const char *
+default_shell(void)
+{
+	static char path[4096];
+	const char *dirs = getenv("PATH"), *end;
+	size_t n;
+
+	if (access("/bin/bash", X_OK) == 0)
+		return "/bin/bash";
+	for (; dirs != NULL && *dirs != '\0'; dirs = *end ? end + 1 : end) {
+		end = strchr(dirs, ':');
+		if (end == NULL)
+			end = dirs + strlen(dirs);
+		n = (size_t)(end - dirs);
+		if (n > 0 && n + 6 < sizeof path) {
+			memcpy(path, dirs, n);
+			strcpy(path + n, "/bash");
+			if (access(path, X_OK) == 0)
+				return path;
+		}
+	}
+	return "/bin/sh";
+}
+
 /* Options that cannot go together, and the operands. */
 static int
 check_options(const struct pb_options *opt, int argc, char **argv)
@@ -422,6 +459,10 @@ check_options(const struct pb_options *opt, int argc, char **argv)
 	     opt->expect_file || opt->touch || opt->plot)) {
 		prog_warn(0, "--pipeline meters the stages as they run: no "
 			     "--bytes, --lines, --expect-*, --touch or --plot");
+		return usage(EXIT_FAILURE);
+	}
+	if (opt->shell != NULL && !opt->pipeline) {
+		prog_warn(0, "--shell is for --pipeline");
 		return usage(EXIT_FAILURE);
 	}
 	if (!opt->exec && !opt->compare && !opt->pipeline && optind < argc) {
@@ -457,7 +498,10 @@ parse_options(int argc, char **argv, struct pb_options *opt)
 					       longopts, NULL)) != -1)
 		rc = c < 256 && c != 'p' ? short_option(c, opt)
 					 : long_option(c, opt);
-	return rc == GO_ON ? check_options(opt, argc, argv) : rc;
+	if (rc == GO_ON && (rc = check_options(opt, argc, argv)) == GO_ON &&
+	    opt->pipeline && opt->shell == NULL)
+		opt->shell = default_shell();
+	return rc;
 }
 
 /*
@@ -548,6 +592,8 @@ main(int argc, char *argv[])
 	int rc;
 
 	pb_std_closed = hold_std();
+	pb_sigpipe_ignored = sigaction(SIGPIPE, NULL, &old_int) == 0 &&
+			     old_int.sa_handler == SIG_IGN;
 	prog_init(argv[0]);
 	prog_locale();
 	rc = parse_options(argc, argv, &opt);

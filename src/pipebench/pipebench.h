@@ -16,8 +16,10 @@
  *   plot.c       --plot and --export-csv's samples
  *   stats.c      --compare's statistics
  *   table.c      --compare's table, warnings, JSON and exports
- *   compare.c    --compare's producers and runs
- *   pipeline.c   --pipeline's stages: read, started, waited for
+ *   compare.c    --compare's producers and runs, and what a child gets
+ *   pipeline.c   --pipeline's stages: started, signalled, waited for
+ *   parse.c      --pipeline's operands split into stages
+ *   signals.c    --pipeline's signals: waited for, told apart, passed on
  *   relay.c      --pipeline's relays between the stages, and its watcher
  *   stages.c     --pipeline's lines, table, verdict, JSON and CSV
  * Calls go down this list's dependencies and never around a circle: the
@@ -52,6 +54,7 @@ struct pb_options {
 	size_t bufsize;
 	const char *status_file;
 	int status_append;
+	const char *shell;		     /* --pipeline's stages: SHELL -c */
 	uint64_t max_bytes, max_lines, size; /* 0: none */
 	const char *expect_line, *expect_file;
 	const char **names; /* --name: the commands' names, in order */
@@ -208,11 +211,17 @@ int pb_report_comparison(char **cmds, int n, int ref, const struct pb_run *runs,
 
 /* compare.c */
 /*
- * In a child: the signal mask and SIGPIPE as a new process has them,
- * then cmd by sh -c, or argv by PATH. Never returns: a failed exec is
- * said, and the status is 127 (not found) or 126 (not run), as a shell's.
+ * In a child: cmd by the shell at shell (bash gets -o pipefail), or argv
+ * by PATH. A producer (shell NULL: /bin/sh) gets the signal mask and
+ * SIGPIPE as a new process has them; a stage's come from its caller
+ * (pb_signals_child). Never returns: a failed exec is said, and the
+ * status is 127 (not found) or 126 (not run), as a shell's.
  */
-_Noreturn void pb_exec(const char *cmd, char *const argv[]);
+_Noreturn void pb_exec(const char *shell, const char *cmd, char *const argv[]);
+/* The name a stage's shell runs under (its argv[0]: bash or sh). */
+const char *pb_shell_argv0(void);
+/* SIGPIPE was ignored when we started: the stages get it so. */
+extern int pb_sigpipe_ignored;
 pid_t pb_start_producer(const char *cmd, char *const argv[], int *fd);
 int pb_producer_result(const char *name, int wstatus,
 		       const struct pb_transfer *r);
@@ -222,8 +231,9 @@ int pb_compare(char **cmds, int n, char *buf);
 #define PB_MAX_STAGES 64
 
 struct pb_stage {
-	char *text;  /* as written: sh -c runs it, the table shows it */
-	char **argv; /* --pipeline -- A | B: run as it is, or NULL */
+	char *text;   /* as written: the shell runs it, the table shows it */
+	char **argv;  /* --pipeline -- A | B: run as it is, or NULL */
+	int compound; /* a compound command or subshell at its top level */
 	pid_t pid;
 	_Atomic int running;
 	int wstatus;
@@ -249,8 +259,10 @@ struct pb_relay {
 	size_t size; /* the capacity of the pipe it fills */
 	_Atomic uint64_t bytes;
 	_Atomic int stop;
-	int open; /* from and to are open: under lock */
-	int err;  /* a failure, not the reader gone: errno */
+	_Atomic int *abort; /* the stages are being ended by a signal: no
+			     * end of file is passed on */
+	int open;	    /* from and to are open: under lock */
+	int err;	    /* a failure, not the reader gone: errno */
 	enum fio_side side;
 	char *buf;
 	pthread_mutex_t lock;
@@ -263,9 +275,13 @@ struct pb_relay {
 
 struct pb_pipeline {
 	int n;
+	int negate;   /* `! a | b`: the status negated */
 	int in_watch; /* what the first stage reads, our standard input:
 		       * PB_IN_PIPE (we look at it), PB_IN_FILE (it always
 		       * holds more: as if full), or -1 (not watched) */
+	off_t out_at; /* the last stage writes our standard output, a
+		       * regular file, itself: its offset then; else -1 */
+	_Atomic int abort;
 	struct pb_stage stage[PB_MAX_STAGES];
 	struct pb_relay relay[PB_MAX_STAGES + 1];
 	struct timespec start;
@@ -278,6 +294,15 @@ int pb_pipeline(char **argv, int argc, struct pb_export *csv);
  * a pipeline; more: argv lists) into pl's stages, two or more; 0, or -1
  * after a message. argv's lone "|" become NULL. */
 int pb_pipeline_parse(struct pb_pipeline *pl, char **argv, int argc);
+/* signals.c: pb_signals_catch before the first fork, blocking the
+ * signals pb_signals_waited gives (SIGCHLD among them); whether a signal
+ * reached the stages itself (the process group's); in a stage's child,
+ * its signals as we found them; the sentinel let go. */
+void pb_signals_catch(void);
+const sigset_t *pb_signals_waited(void);
+int pb_signals_to_group(const siginfo_t *si);
+void pb_signals_child(void);
+void pb_signals_end(void);
 /* relay.c: pb_relays_init before any stage starts; pb_relay_start as a
  * link's pipes are made, before the stage that writes into it (0, or -1:
  * no thread, and the caller links the stages as a shell would);

@@ -13,6 +13,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <linux/close_range.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -32,6 +34,9 @@
 #define PB_WATCH_NS   10000000L
 #define PB_DRAW_EVERY 10 /* looks between two frames: ten a second */
 
+/* The signal that wakes a relay (pthread_kill). */
+#define PB_WAKE SIGUSR1
+
 /* The relays' buffer, where a stage's pipe cannot be spliced. */
 #define PB_RELAY_BUF ((size_t)64 << 10)
 
@@ -42,23 +47,73 @@ static struct {
 	int done, started, draw, drawn;
 } watch = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+static pthread_t main_thread;
+
+/*
+ * SIGUSR1 wakes a relay from a call that waits (pthread_kill, from our
+ * main thread). One sent to the process that found a relay rather than
+ * the main thread (which takes it only while it waits) is the main
+ * thread's to act on, as every other signal is.
+ */
 static void
-on_stop(int sig)
+on_wake(int sig, siginfo_t *si, void *context)
 {
-	(void)sig;
+	(void)context;
+	if (si->si_code == SI_TKILL && si->si_pid == getpid())
+		return;
+	pthread_kill(main_thread, sig);
 }
 
-/* Close a relay's ends, under its lock: the watcher may be looking. */
+/* Close a relay's ends, under its lock: the watcher may be looking. Its
+ * output end stays open while the stages are ended by a signal: closed,
+ * it would be an end of file to the next. */
 static void
 close_ends(struct pb_relay *r)
 {
+	int keep = r->abort != NULL && atomic_load(r->abort);
+
 	pthread_mutex_lock(&r->lock);
 	if (r->from > STDERR_FILENO)
 		close(r->from);
-	if (r->to > STDERR_FILENO)
+	if (r->to > STDERR_FILENO && !keep) {
 		close(r->to);
+		r->to = -1;
+	}
 	r->open = 0;
 	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * Every stage has ended, but the last one's output pipe still has a
+ * writer: a background child of the stage (`... | { cat; (sleep 1; echo
+ * late) & }`), which in a shell writes into our output itself after the
+ * shell has gone. A process of its own carries on what it writes until
+ * it closes the pipe, and we go.
+ */
+static void
+hand_over(struct pb_relay *r, struct fio_pump *p)
+{
+	struct pollfd pf = {r->from, POLLIN, 0};
+	sigset_t none;
+	ssize_t n;
+
+	if (r->to != STDOUT_FILENO || poll(&pf, 1, 0) < 0 ||
+	    (pf.revents & POLLHUP) || fork() != 0)
+		return;
+	signal(PB_WAKE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (r->from != 3 && dup2(r->from, 3) < 0)
+		_exit(1);
+	close(STDIN_FILENO);
+	close(STDERR_FILENO);
+	close_range(4, ~0U, 0);
+	r->in.fd = 3;
+	p->flags &= ~FIO_PUMP_SIGNALS;
+	fio_pump_next(p, &r->in, FIO_FOREVER);
+	while ((n = fio_pump_fill(p)) > 0 && fio_pump_flush_all(p) == 0)
+		;
+	_exit(0);
 }
 
 /* What from holds now: what a relay told to stop still passes on. */
@@ -89,13 +144,17 @@ relay(void *arg)
 	fio_pump_init(&p, &r->in, &r->out, r->buf, PB_RELAY_BUF, FIO_FOREVER,
 		      FIO_PUMP_SIGNALS | FIO_PUMP_KEEP_PIPES);
 	for (;;) {
+		/* Bytes read and not yet written (a signal ended the write)
+		 * go first, and count as taken. */
 		if (limit == FIO_FOREVER && atomic_load(&r->stop))
-			limit = p.total + queued(r->from);
-		if (p.total >= limit)
+			limit = p.total + p.held + queued(r->from);
+		n = p.held > 0 && fio_pump_flush_all(&p) < 0 ? -1 : 1;
+		if (n > 0 && p.total >= limit)
 			break;
-		if (limit != FIO_FOREVER)
+		if (n > 0 && limit != FIO_FOREVER)
 			p.left = limit - p.total;
-		n = fio_pump_fill(&p);
+		if (n > 0)
+			n = fio_pump_fill(&p);
 		if (n > 0 && fio_pump_flush_all(&p) < 0)
 			n = -1;
 		if (n < 0 && errno == EINTR)
@@ -114,6 +173,8 @@ relay(void *arg)
 		}
 	}
 	atomic_store(&r->bytes, p.total);
+	if (limit != FIO_FOREVER && p.total >= limit && !atomic_load(r->abort))
+		hand_over(r, &p);
 	fio_pump_end(&p);
 	close_ends(r);
 	return NULL;
@@ -196,7 +257,7 @@ watcher(void *arg)
 	return NULL;
 }
 
-/* A thread that takes no signal but SIGUSR1, our way to stop a relay. */
+/* A thread that takes no signal but PB_WAKE, our way to stop a relay. */
 static int
 start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
 {
@@ -204,7 +265,7 @@ start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
 	int rc;
 
 	sigfillset(&all);
-	sigdelset(&all, SIGUSR1);
+	sigdelset(&all, PB_WAKE);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(t, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -217,11 +278,14 @@ pb_relays_init(struct pb_pipeline *pl)
 	struct sigaction sa;
 	int i;
 
+	main_thread = pthread_self();
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop; /* no SA_RESTART: a waiting call ends */
-	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_sigaction = on_wake; /* no SA_RESTART: a waiting call ends */
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(PB_WAKE, &sa, NULL);
 	for (i = 0; i <= pl->n; i++) {
 		pl->relay[i].from = pl->relay[i].to = -1;
+		pl->relay[i].abort = &pl->abort;
 		pthread_mutex_init(&pl->relay[i].lock, NULL);
 	}
 }
@@ -275,7 +339,7 @@ pb_relays_end(struct pb_pipeline *pl)
 			atomic_store(&pl->relay[i].stop, 1);
 			while (pthread_tryjoin_np(pl->relay[i].thread, NULL) !=
 			       0) {
-				pthread_kill(pl->relay[i].thread, SIGUSR1);
+				pthread_kill(pl->relay[i].thread, PB_WAKE);
 				nanosleep(&ms, NULL);
 			}
 		}
@@ -288,6 +352,11 @@ pb_relays_end(struct pb_pipeline *pl)
 	}
 	if (watch.drawn)
 		pb_pipeline_draw(pl, 1);
-	for (i = 0; i <= pl->n; i++)
+	for (i = 0; i <= pl->n; i++) {
+		/* Kept open while the stages were ended: none is left. */
+		if (pl->relay[i].to > STDERR_FILENO)
+			close(pl->relay[i].to);
+		pl->relay[i].to = -1;
 		free(pl->relay[i].buf);
+	}
 }

@@ -34,6 +34,13 @@ bytes_in(const struct pb_pipeline *pl, int i)
 static int64_t
 bytes_out(const struct pb_pipeline *pl, int i)
 {
+	off_t now;
+
+	/* The last stage wrote our file itself: its offset moved on. */
+	if (i == pl->n - 1 && pl->out_at >= 0) {
+		now = lseek(STDOUT_FILENO, 0, SEEK_CUR);
+		return now >= pl->out_at ? (int64_t)(now - pl->out_at) : -1;
+	}
 	return pl->relay[i + 1].from >= 0
 		   ? (int64_t)atomic_load(&pl->relay[i + 1].bytes)
 		   : -1;
@@ -374,6 +381,10 @@ int
 pb_pipeline_report(const struct pb_pipeline *pl, struct pb_export *e)
 {
 	int held = bottleneck(pl), rc = pipefail_status(pl), i;
+
+	/* `! a | b`: bash negates the pipeline's status. */
+	if (pl->negate)
+		rc = rc == 0;
 
 	for (i = 0; i <= pl->n; i++)
 		if (pl->relay[i].err != 0) {
