@@ -3,7 +3,8 @@
 # bench.sh BUILDDIR WORKLOAD...: the project's benchmarks against the peers
 # installed here (bench/peers.sh --install). Workloads: short (the wall
 # time of short pipelines, bench/short.c, and the producers' peak RSS),
-# yes, cat, pipebench (transfers measured by our pipebench --compare:
+# curve (yes | head -c N over N, against GNU's), yes, cat, pipebench
+# (transfers measured by our pipebench --compare:
 # runs interleaved (A B C A B C ...), medians and min-max, each rate
 # divided by the first row's, ours). All four (make bench) end in a
 # verdict: each of the project's targets, ours over the best peer's
@@ -11,7 +12,8 @@
 # run, stamped with the commit, the date and the machine, replaces FILE's
 # generated part. Fewer (make bench-cat) go to OUT (default
 # bench-WORKLOADS.md), never into FILE. Environment: RUNS (default 5),
-# SHORT_RUNS (default 300), RSS_RUNS (default 5), RUNS_WIDE (default 15:
+# SHORT_RUNS (default 300), CURVE_RUNS (default 100), RSS_RUNS (default
+# 5), RUNS_WIDE (default 15:
 # a table whose rows spread wide is measured again with these), DATA
 # (directory for test files on a disk file system, default
 # /var/tmp/fastio-bench, kept), TMPFS (a tmpfs directory, default
@@ -72,6 +74,10 @@ workload_yes() {
 		done
 		table "yes-head-$p" "yes into head -c 2G (reads of 8 KiB), wall time, placement $p" \
 			--wall --size 2G -- "$on0@ | $on1 head -c 2G >/dev/null" "$@"
+		# pv itself, which splices and keeps its pipe.
+		command -v pv >/dev/null &&
+			table "yes-pv-$p" "yes into pv -q -S -s 8G, wall time, placement $p" \
+				--wall --size 8G -- "$on0@ | $on1 pv -q -S -s 8G >/dev/null" "$@"
 		reader=$on1
 	done
 	place free
@@ -280,6 +286,105 @@ workload_short() {
 	rm -rf "$d"
 }
 
+# yes read for N bytes, whole pipelines timed, for N from 16 KiB to 64
+# MiB on a grid of 1.5x steps, against every GNU of the peers: where the
+# start, the light stage and the machinery take turns, no length may
+# cost more than the faster GNU's (CURVE_RUNS runs, default 100,
+# interleaved). A table, and ours over the faster GNU's time against N
+# as a chart (CURVE_SVG, beside UPDATE: doc/yes-curve.svg), 1.05x marked.
+workload_curve() {
+	short_tool
+	: >"$tmp/curve.tsv"
+	# Against GNU 9.1 (the system's) and GNU's development tree, the two
+	# a stream's start follows.
+	set --
+	for spec in $(peers yes); do
+		case $spec in fastio=* | gnu-head=* | */usr/bin/yes)
+			set -- "$@" "$spec" ;;
+		esac
+	done
+	printf '
+#### yes | head -c N: wall time of the whole pipeline, ms, median of %s interleaved runs
+
+' \
+		"${CURVE_RUNS:-100}"
+	printf 'The last column is ours over the faster GNU'"'"'s median time (lower is faster; the target, at most 1.05x).\n\n'
+	printf '| N | line |'
+	for spec; do printf ' %s |' "${spec%%=*}"; done
+	printf ' ours / faster GNU |\n|--:|:--|'
+	for spec; do printf -- '--:|'; done
+	printf -- '--:|\n'
+	sizes="" n=16384
+	while [ "$n" -lt 67108864 ]; do
+		sizes="$sizes $n"
+		n=$((n * 3 / 2))
+	done
+	for n in $sizes 67108864; do
+		for line in y a; do
+			arg=$([ "$line" = a ] && echo a || echo "")
+			cmds=""
+			for spec; do
+				cmds="$cmds
+${spec%%=*}=$(direct "${spec#*=}") $arg | head -c $n"
+			done
+			echo "$cmds" | sed 1d | tr '\n' '\0' |
+				xargs -0 "$tmp/short" "${CURVE_RUNS:-100}" >"$tmp/curve-row.tsv" ||
+				{ echo "bench.sh: yes | head -c $n failed" >&2; return 1; }
+			awk -F '\t' -v n="$n" -v line="$line" -v tsv="$tmp/curve.tsv" '
+				{ name[NR] = $1; m[NR] = $2 }
+				$1 == "fastio" { us = $2 }
+				$1 ~ /^gnu/ && (!best || $2 < best) { best = $2 }
+				END {
+					printf "| %d | `%s` |", n, line == "y" ? "yes" : "yes a"
+					for (i = 1; i <= NR; i++)
+						printf " %.2f |", m[i]
+					printf " %.3fx |\n", us / best
+					printf "%s\t%s\t%.4f\n", n, line, us / best >> tsv
+				}' "$tmp/curve-row.tsv"
+		done
+	done
+	awk -F '\t' '$3 > w { w = $3; at = $1; l = $2 }
+		END { printf "\nWorst point: %.3fx, `%s | head -c %d`.\n", w, l == "y" ? "yes" : "yes a", at }' \
+		"$tmp/curve.tsv"
+	curve_svg "$tmp/curve.tsv" >"${CURVE_SVG:-bench-curve.svg}"
+	printf '\n![yes | head -c N: ours over the faster GNU'"'"'s time, against N](%s)\n' \
+		"${CURVE_LINK:-bench-curve.svg}"
+}
+
+# The curve as an SVG chart: N on a log scale, ours over the faster GNU's
+# time on the other, the two lines, and 1.05x dashed.
+curve_svg() { # tsv
+	awk -F '\t' '
+		{ x = log($1) / log(2); r = $3
+		  if (r > top) top = r
+		  pts[$2] = pts[$2] sprintf(" %.1f,%%Y%.4f%%", 60 + (x - 14) * 50, r) }
+		END {
+			hi = top > 1.3 ? top + 0.05 : 1.3; lo = 0.8
+			printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" height=\"360\" font-family=\"sans-serif\" font-size=\"12\">\n"
+			printf "<rect width=\"720\" height=\"360\" fill=\"white\"/>\n"
+			for (v = lo; v <= hi + 1e-9; v += 0.1) {
+				y = 320 - (v - lo) / (hi - lo) * 280
+				printf "<line x1=\"60\" x2=\"710\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"55\" y=\"%.1f\" text-anchor=\"end\">%.1fx</text>\n", y, y, y + 4, v
+			}
+			y = 320 - (1.05 - lo) / (hi - lo) * 280
+			printf "<line x1=\"60\" x2=\"710\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"red\" stroke-dasharray=\"6,4\"/><text x=\"705\" y=\"%.1f\" text-anchor=\"end\" fill=\"red\">1.05x</text>\n", y, y, y - 4
+			for (k = 14; k <= 26; k += 2)
+				printf "<text x=\"%.1f\" y=\"340\" text-anchor=\"middle\">%s</text>\n", 60 + (k - 14) * 50, k < 20 ? 2^(k - 10) " KiB" : 2^(k - 20) " MiB"
+			printf "<text x=\"385\" y=\"356\" text-anchor=\"middle\">N (bytes read by head -c)</text>\n"
+			split("y a", names, " "); split("#1f77b4 #ff7f0e", colors, " ")
+			for (i = 1; i <= 2; i++) {
+				s = pts[names[i]]
+				while (match(s, /%Y[0-9.]+%/)) {
+					v = substr(s, RSTART + 2, RLENGTH - 3)
+					s = substr(s, 1, RSTART - 1) sprintf("%.1f", 320 - (v - lo) / (hi - lo) * 280) substr(s, RSTART + RLENGTH)
+				}
+				printf "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>\n", colors[i], s
+				printf "<text x=\"80\" y=\"%d\" fill=\"%s\">%s | head -c N</text>\n", 20 + 16 * i, colors[i], i == 1 ? "yes" : "yes a"
+			}
+			printf "<text x=\"60\" y=\"16\">ours / faster GNU (time)</text>\n</svg>\n"
+		}' "$1"
+}
+
 workload_pipebench() {
 	yes=$top/src/yes
 	set -- "fastio=$top/src/pipebench/pipebench -Q"
@@ -374,7 +479,7 @@ verdict_rows() {
 	for p in free split same; do
 		for r in "splice:pipebench splicing" "read:pipebench --touch" \
 			"dd64K:dd bs=64K" "dd128K:dd bs=128K" "dd1M:dd bs=1M" \
-			"head:head -c (8 KiB reads)"; do
+			"head:head -c (8 KiB reads)" "pv:pv"; do
 			verdict_row "yes → ${r#*:}, $p: ≥ 0.90x its ceiling" "yes-${r%%:*}-$p" '^ceiling:[a-z]*-' 0.90
 			verdict_row "yes → ${r#*:}, $p: ≥ 0.95x best peer" "yes-${r%%:*}-$p" "$peer" 0.95
 		done
@@ -422,6 +527,10 @@ verdict_rows() {
 		printf "| pipebench --pipeline `%s`: ≥ 0.95x the speed alone | %.3fx (ceiling %.3fx) | %s |\n", p, r, $2 / $5, v
 	}' "$tmp/meter.txt"
 	verdict_row "pipebench relay: ≥ 5x pipebench 0.40" pb-splice '^pipebench' 5.0
+	# The length curve: its worst point, ours over the faster GNU's time.
+	[ -s "$tmp/curve.tsv" ] && awk -F '\t' '$3 > w { w = $3; at = $1; l = $2 }
+		END { printf "| yes | head -c N, every N of 16 KiB to 64 MiB (1.5x steps): ≤ 1.05x the faster GNU'"'"'s time | %.3fx at %d (`%s`) | %s |\n",
+			w, at, l == "y" ? "yes" : "yes a", w <= 1.05 ? "met" : "**not met**" }' "$tmp/curve.tsv"
 	# Short pipelines: the best peer's median time over ours, met at
 	# 1.0x; a tie where ours' first quartile is within that peer's third.
 	[ -s "$tmp/short.tsv" ] && awk -F '\t' '{
@@ -461,7 +570,7 @@ stamp() {
 # "<!-- bench:begin -->" and "<!-- bench:end -->" of UPDATE, a partial one
 # (make bench-cat) goes to OUT (default bench-WORKLOADS.md here), never
 # into UPDATE, whose verdict needs every table of one run.
-full="short yes cat pipebench"
+full="short curve yes cat pipebench"
 for w in "$@"; do
 	"workload_$w" >"$tmp/$w.md"
 done

@@ -74,6 +74,13 @@ sweep_yes() {
 			--bytes 10G -- "$on0@/yes"
 		over "yes-read-$p" "yes into pipebench --touch, 4 GiB, placement $p" \
 			--bytes 4G --touch -- "$on0@/yes"
+		# pv itself as the reader, placed as pipebench would be.
+		on1=$reader reader=""
+		if command -v pv >/dev/null; then
+			over "yes-pv-$p" "yes into pv -q -S -s 8G, wall time, placement $p" \
+				--wall --size 8G -- "$on0@/yes | $on1 pv -q -S -s 8G >/dev/null"
+		fi
+		reader=$on1
 	done
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fastio/fastio.h"
+#include "fastio/repeat.h"
 #include "fastio/sys.h"
 #include "fastio/tune.h"
 #include "spawn.h"
@@ -292,6 +293,42 @@ START_TEST(repeat_pipe_strategies)
 }
 END_TEST
 
+/*
+ * The stages of a long stream end where the bytes sent have paid for
+ * the next one's set-up (repeat.c, fio_repeat_stage_end): the start a
+ * pipeful and FIO_START_BYTES in, the light stage at FIO_LIGHT_BYTES
+ * (never before the start's end), the machinery never; in that order
+ * whatever the pipe.
+ */
+START_TEST(repeat_stages)
+{
+	static const struct {
+		enum fio_stage stage;
+		size_t pipe;
+		uint64_t end;
+	} cases[] = {
+	    {FIO_STAGE_START, 65536, 65536 + FIO_START_BYTES},
+	    {FIO_STAGE_START, 8192, 8192 + FIO_START_BYTES},
+	    {FIO_STAGE_LIGHT, 65536, FIO_LIGHT_BYTES},
+	    {FIO_STAGE_LIGHT, 1u << 20, FIO_LIGHT_BYTES},
+	    {FIO_STAGE_LIGHT, 32u << 20, (32u << 20) + FIO_START_BYTES},
+	    {FIO_STAGE_MACHINERY, 65536, FIO_FOREVER},
+	};
+	size_t i, pipe;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		ck_assert_msg(
+		    fio_repeat_stage_end(cases[i].stage, cases[i].pipe) ==
+			cases[i].end,
+		    "case %zu", i);
+	for (pipe = 4096; pipe <= (size_t)64 << 20; pipe *= 2)
+		ck_assert(fio_repeat_stage_end(FIO_STAGE_START, pipe) <=
+			      fio_repeat_stage_end(FIO_STAGE_LIGHT, pipe) &&
+			  fio_repeat_stage_end(FIO_STAGE_LIGHT, pipe) <
+			      fio_repeat_stage_end(FIO_STAGE_MACHINERY, pipe));
+}
+END_TEST
+
 /* A regular file refuses vmsplice and tee: the fallback gives the bytes. */
 START_TEST(repeat_file_falls_back)
 {
@@ -540,6 +577,7 @@ fastio_suite(void)
 
 	tc = tcase_create("repeat");
 	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, repeat_stages);
 	tcase_add_loop_test(tc, repeat_pipe_strategies, 0, 9);
 	tcase_add_test(tc, repeat_file_falls_back);
 	tcase_add_test(tc, repeat_read_end_untouched);

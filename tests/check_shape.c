@@ -145,7 +145,7 @@ static const struct choice_case choices[] = {
     {"shapes not allowed are never run",
      ~(1u << H | 1u << (H | D)) & ALL,
      0,
-     {{10, 50, 11, 60, 9, 9, 12, 9}},
+     {{10, 50, 13, 60, 9, 9, 16, 9}},
      0,
      0,
      -1,

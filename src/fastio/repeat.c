@@ -124,8 +124,23 @@ repeat_start(struct repeat *r)
 			   ? r->len
 			   : whole_patterns(FIO_START_CHUNK, r->len);
 
-	return pump_write(r, chunk,
-			  (uint64_t)r->out.pipe_size + FIO_START_BYTES);
+	return pump_write(
+	    r, chunk, fio_repeat_stage_end(FIO_STAGE_START, r->out.pipe_size));
+}
+
+uint64_t
+fio_repeat_stage_end(enum fio_stage stage, size_t pipe_size)
+{
+	uint64_t start = (uint64_t)pipe_size + FIO_START_BYTES;
+
+	switch (stage) {
+	case FIO_STAGE_START:
+		return start;
+	case FIO_STAGE_LIGHT:
+		return start > FIO_LIGHT_BYTES ? start : FIO_LIGHT_BYTES;
+	default:
+		return FIO_FOREVER;
+	}
 }
 
 static enum fio_status
@@ -265,7 +280,17 @@ machinery(struct repeat *r, enum fio_strategy *used)
 	enum fio_status st = FIO_UNSUPPORTED;
 	size_t i;
 
-	/* As cat's (pump.c, grow_for): only for a stream that gains. */
+	/* Light first, then (the stream has shown it is long) the pipes are
+	 * grown, as cat's are (pump.c, grow_for): only for a stream that
+	 * gains. */
+	if (fio_enabled(FIO_START) && fio_enabled(FIO_TEE)) {
+		st = fio_repeat_light(
+		    r, fio_repeat_stage_end(FIO_STAGE_LIGHT, r->out.pipe_size));
+		if (st == FIO_DONE)
+			*used = FIO_TEE;
+		if (st == FIO_ERROR || r->left == 0)
+			return st;
+	}
 	if (r->out.kind == FIO_PIPE && r->left > r->out.pipe_size)
 		fio_repeat_grow_out(r, FIO_PIPE_SIZE);
 	for (i = 0; i < sizeof repeat_strategies / sizeof repeat_strategies[0];

@@ -35,6 +35,17 @@ struct repeat {
 void fio_repeat_advance(struct repeat *r, size_t n);
 
 /*
+ * The stages of a long stream (repeat.c): GNU's writes (the start), one
+ * source pipe tee()d as it comes (light), then the grown pipes and their
+ * shapes (the machinery). fio_repeat_stage_end: the bytes sent by which
+ * a stage ends, into an output pipe of pipe_size bytes. Each stage
+ * begins only once the bytes sent have paid for what it builds. Pure:
+ * no syscall.
+ */
+enum fio_stage { FIO_STAGE_START, FIO_STAGE_LIGHT, FIO_STAGE_MACHINERY };
+uint64_t fio_repeat_stage_end(enum fio_stage stage, size_t pipe_size);
+
+/*
  * A zero-copy call failed, errno saying why: FIO_UNSUPPORTED where the
  * kernel refused it (sys.h, fio_refused), at the first call or any later
  * one, FIO_ERROR otherwise. The caller leaves nothing in flight first.
@@ -59,5 +70,13 @@ fio_repeat_pipe(const struct repeat *r)
 
 /* The tee strategy (tee.c). */
 enum fio_status fio_repeat_tee(struct repeat *r);
+
+/*
+ * The light stage after the start (tee.c): tee() of one source pipe not
+ * grown, straight into the output as it is, until until bytes went out.
+ * Returns as a strategy does; FIO_DONE once until (or the limit) is
+ * reached.
+ */
+enum fio_status fio_repeat_light(struct repeat *r, uint64_t until);
 
 #endif

@@ -60,14 +60,16 @@ median(const uint64_t *v)
 }
 
 /* The try so far can no longer beat the best: more than half its windows
- * (enough to hold its median) were no faster than the best's median. */
+ * (enough to hold its median) were no faster than the best's median by
+ * FIO_SHAPE_MARGIN percent. */
 static int
 beaten(const struct fio_shapes *st)
 {
 	unsigned i, slower = 0;
 
 	for (i = 0; i < st->windows; i++)
-		slower += st->rate[i] <= st->best_rate;
+		slower += st->rate[i] * 100 <=
+			  st->best_rate * (100 + FIO_SHAPE_MARGIN);
 	return slower > FIO_SHAPE_WINDOWS / 2;
 }
 

@@ -69,13 +69,13 @@ slot_bytes(const struct repeat *r)
 
 /*
  * The written source: cap bytes of distinct pages, which a reader that
- * splices wants. A pattern whose length divides a page is written
- * FIO_WRITE_CHUNK at a time, each write whole pages; any other a slot a
- * write, so that each slot starts at a pattern's start; one longer than
- * a page in one write.
+ * splices wants. A pattern whose length divides a page is written want
+ * bytes at a time (the plain buffer grown to it), each write whole
+ * pages; any other a slot a write, so that each slot starts at a
+ * pattern's start; one longer than a page in one write.
  */
 static size_t
-fill_written(struct repeat *r, int fd, size_t cap)
+fill_written(struct repeat *r, int fd, size_t cap, size_t want)
 {
 	size_t page = fio_page_size(), slot = slot_bytes(r), chunk, content;
 
@@ -84,8 +84,7 @@ fill_written(struct repeat *r, int fd, size_t cap)
 		    fio_min(fio_repeat_plain(r, cap), cap) / r->len * r->len;
 		cap = chunk;
 	} else if (slot == page) {
-		chunk = fio_min(fio_repeat_plain(r, FIO_WRITE_CHUNK), cap) /
-			page * page;
+		chunk = fio_min(fio_repeat_plain(r, want), cap) / page * page;
 		cap = cap / page * page;
 	} else {
 		chunk = fio_repeat_plain(r, slot) >= slot ? slot : 0;
@@ -164,8 +163,8 @@ build_source(struct tee *t, unsigned hot)
 	/* A round fills the output pipe at most: its slots count against
 	 * the user's pipe quota. */
 	cap = fio_min(fio_pipe_grow(p[1], FIO_TEE_ROUND), FIO_TEE_ROUND);
-	t->content[hot] =
-	    hot ? fill_hot(t->r, p, cap) : fill_written(t->r, p[1], cap);
+	t->content[hot] = hot ? fill_hot(t->r, p, cap)
+			      : fill_written(t->r, p[1], cap, FIO_WRITE_CHUNK);
 	if (t->content[hot] == 0) {
 		close_pair(p);
 		return -1;
@@ -511,5 +510,39 @@ fio_repeat_tee(struct repeat *r)
 	close_pair(t.src[0]);
 	close_pair(t.src[1]);
 	close_pair(t.mid);
+	return st;
+}
+
+/*
+ * The light stage, between the start and the machinery: one source pipe
+ * as the kernel makes it (not grown: its slots are the user's quota),
+ * filled by one write of written pages, tee()d straight into the output
+ * as it is, a round at a time, until the stream has sent until bytes.
+ * It costs a pipe and a write, what GNU's yes spends on the next 64 KiB
+ * anyway, and each round of 64 KiB then costs one tee() where GNU's
+ * makes eight writes: no length pays more than GNU's yes for it
+ * (FIO_LIGHT_BYTES in tune.h).
+ */
+enum fio_status
+fio_repeat_light(struct repeat *r, uint64_t until)
+{
+	struct tee t = {r, {{-1, -1}, {-1, -1}}, {0, 0}, {-1, -1}, 0, 0, 0};
+	enum fio_status st = FIO_DONE;
+	int size;
+
+	if (!fio_repeat_pipe(r) || pipe2(t.src[0], O_CLOEXEC) < 0)
+		return FIO_UNSUPPORTED;
+	size = fcntl(t.src[0][1], F_GETPIPE_SZ);
+	/* From the start's buffer, as the start's writes are: no more
+	 * memory. */
+	t.content[0] =
+	    size > 0 ? fill_written(r, t.src[0][1], (size_t)size, r->bufsize)
+		     : 0;
+	t.shape = FIO_SHAPE_DIRECT;
+	if (t.content[0] == 0)
+		st = FIO_UNSUPPORTED;
+	while (st == FIO_DONE && r->left > 0 && r->sent < until)
+		st = one_round(&t);
+	close_pair(t.src[0]);
 	return st;
 }

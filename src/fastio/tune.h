@@ -83,6 +83,17 @@
 #endif
 
 /*
+ * After the start, yes's light stage (tee.c, fio_repeat_light): one
+ * source pipe not grown, tee()d straight into the output, until the
+ * stream has sent this much; only then are the pipes grown and the
+ * shapes built and probed, whose set-up a shorter stream would not win
+ * back.
+ */
+#ifndef FIO_LIGHT_BYTES
+#define FIO_LIGHT_BYTES ((uint64_t)4 << 20)
+#endif
+
+/*
  * write() size for outputs that are not pipes. Measurements were
  * inconclusive (the time is the kernel's); GNU cat's size, the smaller.
  */
@@ -130,6 +141,14 @@
 #define FIO_SHAPE_GAP ((uint64_t)128)
 #endif
 #define FIO_SHAPE_FLIPS 3u
+/*
+ * A try wins only where its median beats the best's by this many
+ * percent: a window of one shape on these machines swings by 2x and
+ * more, and a shape chosen by a swing loses the rest of the stream.
+ */
+#ifndef FIO_SHAPE_MARGIN
+#define FIO_SHAPE_MARGIN 15u
+#endif
 
 /*
  * splice() size per call from a pipe, and from a file into the private
