@@ -403,6 +403,34 @@ workload_pipebench() {
 	table pb-null "Pass-through of our yes to /dev/null, 20 GiB, wall time" \
 		--wall --size 20G -- "$yes | @ > /dev/null" "$@"
 	meter_cost
+	names
+}
+
+# Which stage --pipeline names in pipelines whose bottleneck is known:
+# sort, which works after its input ends; a CPU-bound filter behind a
+# cat that does almost nothing; a rate-limited pv. NAME_RUNS (default
+# 10) runs of each; the verdict asks for all of them.
+names() {
+	n=${NAME_RUNS:-10}
+	make_text "$data/text-500m"
+	[ -s "$data/text-50m" ] || head -c 50000000 "$data/text-500m" >"$data/text-50m"
+	[ -s "$data/text-50m.gz" ] || gzip -1 -c "$data/text-50m" >"$data/text-50m.gz"
+	printf '\n#### The stage named: `pipebench --pipeline` on pipelines whose slow stage is known, %s runs each\n\n| pipeline | slow stage | named it | named instead |\n|:--|:--|--:|:--|\n' "$n"
+	: >"$tmp/names.txt"
+	for t in "sort	zcat text-50m.gz | sort | uniq -c" \
+		"python3	cat text-50m | python3 -c 'import sys; sys.stdout.writelines(map(str.upper, sys.stdin))' | gzip -1 | md5sum" \
+		"pv	cat text-50m | pv -q -L 25m | wc -l"; do
+		want=${t%%	*} p=${t#*	} i=0 got=0 other=''
+		command -v "$want" >/dev/null || continue
+		while [ "$i" -lt "$n" ]; do
+			(cd "$data" && "$pb" --pipeline "$p" >/dev/null 2>"$tmp/names.err") || true
+			name=$(sed -n 's/^Held back by: stage [0-9]*, \([^ :]*\).*/\1/p; s/^Held back by: \(none\).*/\1/p' "$tmp/names.err")
+			if [ "$name" = "$want" ]; then got=$((got + 1)); else other="$other ${name:-?}"; fi
+			i=$((i + 1))
+		done
+		printf '| `%s` | %s | %s of %s |%s |\n' "$p" "$want" "$got" "$n" "$other"
+		printf '%s\t%s\t%s\n' "$want" "$got" "$n" >>"$tmp/names.txt"
+	done
 }
 
 # What --pipeline costs the pipeline it meters: each pipeline as sh runs
@@ -517,6 +545,7 @@ verdict_rows() {
 				wv, wa, n, (wv >= wa ? "met" : "**not met**")
 		}'
 	verdict_row "pipebench relay: ≥ 2x pv" pb-splice '^pv' 2.0
+	[ ! -s "$tmp/names.txt" ] || awk -F '\t' '{ printf "| --pipeline names %s as the slow stage: %s runs of %s | %s of %s | %s |\n", $1, $3, $3, $2, $3, ($2 == $3 ? "met" : "**not met**") }' "$tmp/names.txt"
 	# --pipeline's cost: the metered pipeline's speed over the plain
 	# one's (its median time over the metered one's), at least 0.95x (a
 	# time of at most 1.05x); a tie at the ceiling where the metered

@@ -242,6 +242,50 @@ START_TEST(plot_buckets)
 }
 END_TEST
 
+/*
+ * The verdict (verdict.c, pb_verdict_decide): each stage's share of the
+ * looks in which it worked (shared where several did), the source's
+ * (looks in which none did, the first stage waiting on our standard
+ * input), and the looks: the stage whose own work held most of them,
+ * and at least a quarter; else the source. Made-up counts of the shapes
+ * that matter: a filter on the CPU behind a cat that only waits, sort
+ * working after its input ended, a throttled source outside, a slow
+ * sink, a sleeping stage (pv -L), two stages working side by side.
+ */
+START_TEST(verdicts)
+{
+	static const struct {
+		const char *what;
+		int n;
+		double held[4], source;
+		unsigned looks;
+		int want;
+	} cases[] = {
+	    {"cat | python | gzip | md5sum", 4, {1, 90, 8, 1}, 0, 100, 1},
+	    {"zcat | sort | uniq: sort after its input",
+	     3,
+	     {20, 70, 10},
+	     0,
+	     100,
+	     1},
+	    {"a throttled source outside", 3, {2, 3, 1}, 94, 100, -1},
+	    {"a slow sink", 3, {5, 5, 90}, 0, 100, 2},
+	    {"pv -L between", 3, {1, 98, 1}, 0, 100, 1},
+	    {"two side by side: the larger", 2, {45, 55}, 0, 100, 1},
+	    {"none held a quarter", 4, {20, 20, 20, 20}, 20, 100, -1},
+	    {"the source and a stage: the larger", 2, {40, 5}, 55, 100, -1},
+	    {"no look at all", 2, {0, 0}, 0, 0, -1},
+	};
+	int i;
+
+	for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++)
+		ck_assert_msg(pb_verdict_decide(
+				  cases[i].held, cases[i].n, cases[i].source,
+				  cases[i].looks) == cases[i].want,
+			      "%s", cases[i].what);
+}
+END_TEST
+
 static Suite *
 pbparts_suite(void)
 {
@@ -257,6 +301,7 @@ pbparts_suite(void)
 	tcase_add_test(tc, compare_statistics);
 	tcase_add_test(tc, plot);
 	tcase_add_test(tc, plot_buckets);
+	tcase_add_test(tc, verdicts);
 	suite_add_tcase(s, tc);
 	return s;
 }

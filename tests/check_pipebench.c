@@ -431,7 +431,8 @@ static const struct error_case error_cases[] = {
     {{"--exec", "--compare", "x"},
      OUT_PIPE,
      0,
-     "pipebench: --exec, --compare and --pipeline are exclusive\n" TRY,
+     "pipebench: --exec, --compare, --pipeline and --watch are "
+     "exclusive\n" TRY,
      1},
     {{"--runs=0", "--compare", "x"},
      OUT_PIPE,

@@ -11,7 +11,6 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -400,70 +399,6 @@ START_TEST(signal_at_once)
 }
 END_TEST
 
-/*
- * The last stage's output on the terminal where our report goes: no live
- * line is drawn there, even asked for (-p), since moving the cursor up to
- * draw it again would write over what the stage printed. The stages run
- * while the case holds their input open: half a second, five frames'
- * time, for an old pipebench to draw over the line that came through.
- * (On a machine too busy for a frame in that time, a pipebench that
- * draws would pass unseen; one that does not never fails.)
- */
-START_TEST(terminal_shared)
-{
-	const char *argv[] = {"pipebench", "-p", "--pipeline", "cat | cat",
-			      NULL};
-	char out[65536];
-	struct pollfd pfd;
-	int in[2], master, slave, n = 0, k, status, waited = 0;
-	pid_t pid;
-
-	ck_assert_int_eq(spawn_open_pty(&master, &slave), 0);
-	ck_assert_int_eq(pipe(in), 0);
-	pid = fork_plain();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(in[0], 0);
-		dup2(slave, 1);
-		dup2(slave, 2);
-		close(in[0]);
-		close(in[1]);
-		close(master);
-		close(slave);
-		execv(spawn_path("pipebench"), (char *const *)argv);
-		_exit(127);
-	}
-	close(in[0]);
-	close(slave);
-	ck_assert_int_eq(write(in[1], "a\n", 2), 2);
-	pfd.fd = master;
-	pfd.events = POLLIN;
-	while (waited < 500 && n < (int)sizeof out - 1) {
-		if (poll(&pfd, 1, 100) == 0) {
-			waited += 100;
-			continue;
-		}
-		k = (int)read(master, out + n, sizeof out - 1 - (size_t)n);
-		if (k <= 0)
-			break;
-		n += k;
-	}
-	close(in[1]);
-	while (n < (int)sizeof out - 1 &&
-	       (k = (int)read(master, out + n, sizeof out - 1 - (size_t)n)) > 0)
-		n += k;
-	out[n] = '\0';
-	close(master);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	ck_assert_msg(strchr(out, 'a') != NULL, "%s", out);
-	ck_assert_msg(strstr(out, "\033[") == NULL, "%s", out);
-	ck_assert_ptr_nonnull(strstr(out, "Held back by"));
-}
-END_TEST
-
-static spawn_need *const pty[] = {spawn_need_pty, NULL};
-
 static Suite *
 shell_suite(void)
 {
@@ -482,7 +417,6 @@ shell_suite(void)
 	tcase_add_test(tc, term_never_cuts);
 	tcase_add_test(tc, signal_at_once);
 	suite_add_tcase(s, tc);
-	suite_add_needing(s, "tty", terminal_shared, 1, pty);
 	return s;
 }
 

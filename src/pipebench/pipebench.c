@@ -80,6 +80,7 @@ enum {
 	OPT_REFERENCE,
 	OPT_PIPELINE,
 	OPT_SHELL,
+	OPT_WATCH,
 	OPT_HELP,
 	OPT_VERSION
 };
@@ -108,6 +109,7 @@ static const struct option longopts[] = {
     {"reference", required_argument, NULL, OPT_REFERENCE},
     {"pipeline", no_argument, NULL, OPT_PIPELINE},
     {"shell", required_argument, NULL, OPT_SHELL},
+    {"watch", required_argument, NULL, OPT_WATCH},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -185,6 +187,10 @@ usage(int status_code)
 	    "      --shell=SHELL    run the stages with SHELL -c (default: "
 	    "bash -o\n"
 	    "                       pipefail -c, where bash is installed)\n"
+	    "      --watch=PID      meter a pipeline already running, found "
+	    "from any\n"
+	    "                       of its processes or the shell that runs "
+	    "it\n"
 	    "      --help           display this help and exit\n"
 	    "      --version        output version information and exit\n"
 	    "\n"
@@ -392,6 +398,9 @@ long_option(int c, struct pb_options *opt)
 	case OPT_SHELL:
 		opt->shell = optarg;
 		break;
+	case OPT_WATCH:
+		opt->watch = optarg;
+		break;
 	case OPT_NAME:
 		names = realloc(opt->names,
 				(size_t)(opt->nnames + 1) * sizeof *names);
@@ -446,8 +455,10 @@ default_shell(void)
 static int
 check_options(const struct pb_options *opt, int argc, char **argv)
 {
-	if (opt->exec + opt->compare + opt->pipeline > 1) {
-		prog_warn(0, "--exec, --compare and --pipeline are exclusive");
+	if (opt->exec + opt->compare + opt->pipeline + (opt->watch != NULL) >
+	    1) {
+		prog_warn(0, "--exec, --compare, --pipeline and --watch are "
+			     "exclusive");
 		return usage(EXIT_FAILURE);
 	}
 	if ((opt->exec || opt->compare || opt->pipeline) && optind == argc) {
@@ -643,7 +654,9 @@ main(int argc, char *argv[])
 	if (!opt.pipeline && sigaction(SIGINT, NULL, &old_int) == 0 &&
 	    old_int.sa_handler != SIG_IGN)
 		pb_catch_interrupt();
-	if (opt.compare)
+	if (opt.watch != NULL)
+		rc = pb_watch(opt.watch);
+	else if (opt.compare)
 		rc = pb_compare(argv + optind, argc - optind, buf);
 	else if (opt.pipeline)
 		rc = pb_pipeline(argv + optind, argc - optind, &csv);

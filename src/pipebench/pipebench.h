@@ -55,6 +55,7 @@ struct pb_options {
 	const char *status_file;
 	int status_append;
 	const char *shell;		     /* --pipeline's stages: SHELL -c */
+	const char *watch;		     /* --watch's PID */
 	uint64_t max_bytes, max_lines, size; /* 0: none */
 	const char *expect_line, *expect_file;
 	const char **names; /* --name: the commands' names, in order */
@@ -142,6 +143,11 @@ void pb_display(const struct pb_transfer *r, int64_t usec, uint64_t bytes,
 		uint64_t speed);
 void pb_display_end(const struct pb_transfer *r);
 size_t pb_columns(FILE *f); /* the terminal's width, else 80 */
+/* text in width columns (a UTF-8 character one), cut with an ellipsis,
+ * control bytes as spaces, padded to width if pad; out, which may be
+ * text itself. */
+const char *pb_column(char *out, size_t size, const char *text, int width,
+		      int pad);
 
 /* report.c */
 void pb_print_summary(const struct pb_transfer *r);
@@ -244,7 +250,19 @@ struct pb_stage {
 	 * FIONREAD of each. */
 	unsigned samples, in_full, out_empty;
 	int in_queued, out_queued;
-	int64_t drawn_bytes; /* at the last frame (stages.c) */
+	/* verdict.c's: the looks it worked in, by kind; its share of the
+	 * looks in which it worked; whether it waits on its pipes now. */
+	unsigned on_cpu, in_io, asleep;
+	double held;
+	int in_empty_now, out_full_now;
+	/* --watch's (watch.c): what the kernel counted of its reads and
+	 * writes (-1: nothing, a splice or no I/O yet), and the file it
+	 * reads, how far: a note the view shows. */
+	int64_t io_in, io_out;
+	off_t file_pos;
+	double file_at;
+	char note[64];
+	int64_t drawn_bytes, drawn_in; /* at the last frame (view.c) */
 	double drawn_at;
 };
 
@@ -282,6 +300,10 @@ struct pb_pipeline {
 	off_t out_at; /* the last stage writes our standard output, a
 		       * regular file, itself: its offset then; else -1 */
 	_Atomic int abort;
+	int watched;	    /* --watch's: not ours, no relay, no status */
+	size_t out_size;    /* --watch's: a pipe's size, for its fill */
+	unsigned looks;	    /* the watcher's, while a stage ran */
+	double source_held; /* looks no stage worked in: the source's */
 	struct pb_stage stage[PB_MAX_STAGES];
 	struct pb_relay relay[PB_MAX_STAGES + 1];
 	struct timespec start;
@@ -311,9 +333,26 @@ void pb_relays_init(struct pb_pipeline *pl);
 int pb_relay_start(struct pb_relay *r);
 void pb_watch_start(struct pb_pipeline *pl);
 void pb_relays_end(struct pb_pipeline *pl);
-/* stages.c */
-int pb_pipeline_display(void);
-void pb_pipeline_draw(struct pb_pipeline *pl, int again);
+/* watch.c: --watch PID; the exit status. */
+int pb_watch(const char *pid);
+/* verdict.c: a look at every stage (the watcher's, its pipes looked at
+ * first); the stage that held the pipeline back, or -1 (the source);
+ * the decision itself, from each stage's share of the looks, the
+ * source's and their number; what the stage did most (on CPU, ...). */
+void pb_verdict_look(struct pb_pipeline *pl);
+int pb_verdict(const struct pb_pipeline *pl);
+int pb_verdict_decide(const double *held, int n, double source, unsigned looks);
+const char *pb_verdict_kind(const struct pb_stage *st);
+/* view.c: the live view; pb_view_setup says whether there is one. The
+ * watcher draws a frame ten times a second (off a terminal, a frame a
+ * second is kept), the last at the end. */
+int pb_view_setup(struct pb_pipeline *pl);
+void pb_view_frame(struct pb_pipeline *pl, int last);
+void pb_view_end(struct pb_pipeline *pl);
+/* stages.c: the bytes into and out of stage i, -1 where not watched;
+ * the report. */
+int64_t pb_stage_bytes_in(const struct pb_pipeline *pl, int i);
+int64_t pb_stage_bytes_out(const struct pb_pipeline *pl, int i);
 int pb_pipeline_report(const struct pb_pipeline *pl, struct pb_export *e);
 
 #endif

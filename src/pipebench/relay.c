@@ -44,7 +44,7 @@ static struct {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	int done, started, draw, drawn;
+	int done, started, draw;
 } watch = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static pthread_t main_thread;
@@ -181,7 +181,7 @@ relay(void *arg)
 }
 
 /* A look at the pipe fd, of size bytes, that stage st reads: full when
- * three quarters are. */
+ * three quarters are; empty, the stage waits for its input. */
 static void
 look_in(struct pb_stage *st, int fd, size_t size)
 {
@@ -189,6 +189,7 @@ look_in(struct pb_stage *st, int fd, size_t size)
 
 	if (ioctl(fd, FIONREAD, &queued) == 0) {
 		st->in_queued = queued;
+		st->in_empty_now = queued == 0;
 		if ((size_t)queued >= size - size / 4)
 			st->in_full++;
 	}
@@ -207,6 +208,7 @@ look(struct pb_pipeline *pl)
 		if (!atomic_load(&st->running))
 			continue;
 		st->samples++;
+		st->in_empty_now = st->out_full_now = 0;
 		in = &pl->relay[i];
 		out = &pl->relay[i + 1];
 		/* Our standard input, which the first stage reads: a pipe
@@ -224,9 +226,13 @@ look(struct pb_pipeline *pl)
 			st->out_queued = queued;
 			if (queued == 0)
 				st->out_empty++;
+			st->out_full_now =
+			    (size_t)queued >=
+			    out->in.pipe_size - out->in.pipe_size / 4;
 		}
 		pthread_mutex_unlock(&out->lock);
 	}
+	pb_verdict_look(pl);
 }
 
 static void *
@@ -248,10 +254,8 @@ watcher(void *arg)
 		    ETIMEDOUT)
 			continue;
 		look(pl);
-		if (watch.draw && ++k % PB_DRAW_EVERY == 0) {
-			pb_pipeline_draw(pl, watch.drawn);
-			watch.drawn = 1;
-		}
+		if (watch.draw && ++k % PB_DRAW_EVERY == 0)
+			pb_view_frame(pl, 0);
 	}
 	pthread_mutex_unlock(&watch.lock);
 	return NULL;
@@ -316,7 +320,7 @@ pb_watch_start(struct pb_pipeline *pl)
 	if (pl->in_watch == PB_IN_PIPE &&
 	    fio_classify(pl->in_watch, &pl->relay[0].in) == 0)
 		pl->relay[0].size = pl->relay[0].in.pipe_size;
-	watch.draw = pb_pipeline_display();
+	watch.draw = pb_view_setup(pl);
 	if (pthread_condattr_init(&attr) == 0 &&
 	    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
 	    pthread_cond_init(&watch.wake, &attr) == 0)
@@ -350,8 +354,8 @@ pb_relays_end(struct pb_pipeline *pl)
 		pthread_mutex_unlock(&watch.lock);
 		pthread_join(watch.thread, NULL);
 	}
-	if (watch.drawn)
-		pb_pipeline_draw(pl, 1);
+	if (watch.draw)
+		pb_view_end(pl);
 	for (i = 0; i <= pl->n; i++) {
 		/* Kept open while the stages were ended: none is left. */
 		if (pl->relay[i].to > STDERR_FILENO)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --pipeline's report: a line a stage while the bytes flow (on a
- * terminal, or with --progress), then a table of the stages, the one
- * that held the rest back, and the same in --json and --export-csv.
+ * --pipeline's report: a table of the stages in 80 columns (the wide
+ * one with --verbose), the stage that held the rest back and the
+ * evidence (verdict.c), or the status of a pipeline that failed; the
+ * same in --json and --export-csv, with each command whole.
  */
 #include "config.h"
 
@@ -15,27 +16,24 @@
 #include "pipebench.h"
 #include "prog.h"
 
-/*
- * A stage held the rest back when its input was full and its output
- * empty in more than this share of the looks while it ran: it took less
- * than the stages before it gave and gave less than the ones after took.
- */
-#define PB_HELD_BACK 0.5
-
 /* What went into and out of stage i: a relay's bytes, or -1 unwatched. */
-static int64_t
-bytes_in(const struct pb_pipeline *pl, int i)
+int64_t
+pb_stage_bytes_in(const struct pb_pipeline *pl, int i)
 {
+	if (pl->watched)
+		return pl->stage[i].io_in;
 	return pl->relay[i].from >= 0
 		   ? (int64_t)atomic_load(&pl->relay[i].bytes)
 		   : -1;
 }
 
-static int64_t
-bytes_out(const struct pb_pipeline *pl, int i)
+int64_t
+pb_stage_bytes_out(const struct pb_pipeline *pl, int i)
 {
 	off_t now;
 
+	if (pl->watched)
+		return pl->stage[i].io_out;
 	/* The last stage wrote our file itself: its offset moved on. */
 	if (i == pl->n - 1 && pl->out_at >= 0) {
 		now = lseek(STDOUT_FILENO, 0, SEEK_CUR);
@@ -50,7 +48,8 @@ bytes_out(const struct pb_pipeline *pl, int i)
 static int64_t
 moved(const struct pb_pipeline *pl, int i)
 {
-	return bytes_out(pl, i) >= 0 ? bytes_out(pl, i) : bytes_in(pl, i);
+	return pb_stage_bytes_out(pl, i) >= 0 ? pb_stage_bytes_out(pl, i)
+					      : pb_stage_bytes_in(pl, i);
 }
 
 /* Whether stage i's input is watched: a relay's pipe, or for the first
@@ -83,118 +82,10 @@ out_empty(const struct pb_pipeline *pl, int i)
 		   : (double)st->out_empty / st->samples;
 }
 
-/*
- * The stage that held the rest back: its input usually full and its
- * output usually empty (or not watched: the last stage on a terminal);
- * of several, the one most so. -1: none, the source is the limit.
- */
-static int
-bottleneck(const struct pb_pipeline *pl)
-{
-	double full, empty, score, best = 0;
-	int i, at = -1;
-
-	for (i = 0; i < pl->n; i++) {
-		full = in_full(pl, i);
-		empty = out_empty(pl, i);
-		if (full <= PB_HELD_BACK ||
-		    (empty >= 0 && empty <= PB_HELD_BACK))
-			continue;
-		score = empty < 0 ? full : full < empty ? full : empty;
-		if (score > best) {
-			best = score;
-			at = i;
-		}
-	}
-	return at;
-}
-
-/* Whether descriptors a and b are the same terminal. */
-static int
-same_terminal(int a, int b)
-{
-	struct stat x, y;
-
-	return isatty(a) && isatty(b) && fstat(a, &x) == 0 &&
-	       fstat(b, &y) == 0 && x.st_rdev == y.st_rdev;
-}
-
-/*
- * The live lines, on a terminal or with --progress; never on the
- * terminal the last stage writes to, where moving the cursor up to draw
- * them again would write over what the stage printed.
- */
-int
-pb_pipeline_display(void)
-{
-	const struct pb_options *opt = pb_opt;
-
-	if (opt->quiet || same_terminal(STDOUT_FILENO, fileno(pb_status)))
-		return 0;
-	return opt->progress || isatty(fileno(pb_status));
-}
-
 static const char *
 amount(char *buf, size_t size, int64_t v)
 {
 	return v < 0 ? "-" : pb_si(buf, size, (double)v);
-}
-
-/* How full a watched pipe is now, "-" for one not watched. */
-static const char *
-fill(char *buf, size_t size, int watched, int queued, size_t capacity)
-{
-	if (!watched || capacity == 0)
-		return "-";
-	snprintf(buf, size, "%d%%", (int)(100 * (size_t)queued / capacity));
-	return buf;
-}
-
-/*
- * A line a stage: its bytes out (in for the last), its rate since the
- * last frame and on average, and how full the pipes into and out of it
- * are now. On a terminal the lines are drawn over the last ones.
- */
-void
-pb_pipeline_draw(struct pb_pipeline *pl, int again)
-{
-	int tty = isatty(fileno(pb_status)), i;
-	char a[32], b[32], c[32], d[16], e[16];
-	struct timespec now;
-	double secs, s, step;
-	int64_t bytes;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	secs = pb_seconds(&pl->start, &now);
-	if (again && tty)
-		fprintf(pb_status, "\033[%dA", pl->n);
-	for (i = 0; i < pl->n; i++) {
-		struct pb_stage *st = &pl->stage[i];
-
-		s = atomic_load(&st->running) ? secs : st->secs;
-		bytes = moved(pl, i);
-		step = s - st->drawn_at;
-		fprintf(pb_status,
-			"%s%2d %-22.22s %10s %10s/s %10s/s avg  in %4s  out "
-			"%4s%s\n",
-			tty ? "\r" : "", i + 1, st->text,
-			amount(a, sizeof a, bytes),
-			bytes >= 0 && step > 0
-			    ? pb_si(b, sizeof b,
-				    (double)(bytes - st->drawn_bytes) / step)
-			    : "-",
-			bytes >= 0 && s > 0
-			    ? pb_si(c, sizeof c, (double)bytes / s)
-			    : "-",
-			fill(d, sizeof d, in_watched(pl, i), st->in_queued,
-			     pl->relay[i].size),
-			fill(e, sizeof e, pl->relay[i + 1].from >= 0,
-			     st->out_queued, pl->relay[i + 1].in.pipe_size),
-			tty ? "\033[K" : "");
-		st->drawn_bytes = bytes;
-		st->drawn_at = s;
-	}
-	fflush(pb_status);
 }
 
 /* A stage's status as a shell shows it: the exit status, or 128 + N. */
@@ -234,21 +125,114 @@ share(char *buf, size_t size, double v)
 	return buf;
 }
 
-/* The average rate of stage i: what it gave (or took) over its time. */
+/* The average rate into or out of a stage over its time, -1 where not
+ * watched; rate(): what it gave, or took where its output is not. */
+static double
+per_second(int64_t bytes, double secs)
+{
+	return bytes >= 0 && secs > 0 ? (double)bytes / secs : -1;
+}
+
 static double
 rate(const struct pb_pipeline *pl, int i)
 {
-	int64_t bytes = moved(pl, i);
-
-	return bytes >= 0 && pl->stage[i].secs > 0
-		   ? (double)bytes / pl->stage[i].secs
-		   : -1;
+	return per_second(moved(pl, i), pl->stage[i].secs);
 }
 
-static void
-table(const struct pb_pipeline *pl, int held)
+/* A stage's status, "-" where --watch cannot know it. */
+static const char *
+status_cell(char *buf, size_t size, const struct pb_pipeline *pl, int i)
 {
-	char a[32], b[32], c[32], d[16], e[16];
+	if (pl->watched)
+		return "-";
+	snprintf(buf, size, "%d", shown_status(pl->stage[i].wstatus));
+	return buf;
+}
+
+/* The share of the run in which stage i's own work held the rest. */
+static double
+busy(const struct pb_pipeline *pl, int i)
+{
+	return pl->looks > 0 ? pl->stage[i].held / pl->looks : -1;
+}
+
+/*
+ * A command in width characters (a UTF-8 character one), padded to them
+ * for a column: cut with an ellipsis, its newlines and tabs as spaces (the
+ * JSON and the CSV have it whole).
+ */
+const char *
+pb_column(char *out, size_t size, const char *text, int width, int pad)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t n = 0, last = 0;
+	int cols = 0;
+
+	while (*p && n + 4 < size) {
+		if ((*p & 0xc0) != 0x80) {
+			if (cols == width)
+				break;
+			cols++;
+			last = n;
+		}
+		out[n++] = (char)(*p < 0x20 || *p == 0x7f ? ' ' : *p);
+		p++;
+	}
+	if (*p && width > 1) {
+		n = last;
+		memcpy(out + n, "\xe2\x80\xa6", 3); /* the ellipsis */
+		n += 3;
+	}
+	while (pad && cols++ < width && n + 1 < size)
+		out[n++] = ' ';
+	out[n] = '\0';
+	return out;
+}
+
+static const char *
+rate_cell(char *buf, size_t size, double v)
+{
+	return v < 0 ? "-" : pb_si(buf, size, v);
+}
+
+/* The 80-column table: each stage's bytes and rates in and out, its CPU
+ * time, the share of the run its own work held the rest, its status. */
+static void
+table(const struct pb_pipeline *pl)
+{
+	char a[32], b[32], c[32], d[32], e[16], f[16], cmd[512];
+	int i;
+
+	fprintf(pb_status, "%2s %-19s %9s %9s %9s %9s %6s %4s %3s\n", "#",
+		"Command", "In", "Out", "In/s", "Out/s", "CPU", "Busy", "St");
+	for (i = 0; i < pl->n; i++) {
+		const struct pb_stage *st = &pl->stage[i];
+
+		fprintf(
+		    pb_status, "%2d %s %9s %9s %9s %9s %5.1fs %4s %3s\n", i + 1,
+		    pb_column(cmd, sizeof cmd, st->text, 19, 1),
+		    amount(a, sizeof a, pb_stage_bytes_in(pl, i)),
+		    amount(b, sizeof b, pb_stage_bytes_out(pl, i)),
+		    rate_cell(c, sizeof c,
+			      per_second(pb_stage_bytes_in(pl, i), st->secs)),
+		    rate_cell(d, sizeof d,
+			      per_second(pb_stage_bytes_out(pl, i), st->secs)),
+		    cpu(&st->ru.ru_utime) + cpu(&st->ru.ru_stime),
+		    share(e, sizeof e, busy(pl, i)),
+		    status_cell(f, sizeof f, pl, i));
+		if (st->note[0] != '\0')
+			fprintf(pb_status, "   %s\n", st->note);
+	}
+	fputs("Sizes and rates: " PB_SI_LABEL "; --verbose for each stage's "
+	      "times and pipes\n",
+	      pb_status);
+}
+
+/* --verbose's wide table: each stage's times and how its pipes looked. */
+static void
+wide_table(const struct pb_pipeline *pl)
+{
+	char a[32], b[32], c[32], d[16], e[16], cmd[512];
 	int i;
 
 	fprintf(pb_status,
@@ -260,27 +244,53 @@ table(const struct pb_pipeline *pl, int held)
 		double r = rate(pl, i);
 
 		fprintf(pb_status,
-			"%5d %-24.24s %11s %11s %11s/s %8.3fs %7.3fs %7.3fs "
-			"%7s %9s %6d\n",
-			i + 1, st->text, amount(a, sizeof a, bytes_in(pl, i)),
-			amount(b, sizeof b, bytes_out(pl, i)),
+			"%5d %s %11s %11s %11s/s %8.3fs %7.3fs %7.3fs %7s "
+			"%9s %6d\n",
+			i + 1, pb_column(cmd, sizeof cmd, st->text, 24, 1),
+			amount(a, sizeof a, pb_stage_bytes_in(pl, i)),
+			amount(b, sizeof b, pb_stage_bytes_out(pl, i)),
 			r < 0 ? "-" : pb_si(c, sizeof c, r), st->secs,
 			cpu(&st->ru.ru_utime), cpu(&st->ru.ru_stime),
 			share(d, sizeof d, in_full(pl, i)),
 			share(e, sizeof e, out_empty(pl, i)),
 			shown_status(st->wstatus));
 	}
-	fputs("Sizes and rates: " PB_SI_LABEL "\n", pb_status);
-	if (held < 0)
+}
+
+/*
+ * The verdict's line: a pipeline that failed says so, its status being
+ * what went wrong; else the stage whose own work set the time, with the
+ * evidence, or the source outside.
+ */
+static void
+verdict_line(const struct pb_pipeline *pl, int held, int status)
+{
+	char a[16], b[16], cmd[512];
+	int i;
+
+	if (status != 0) {
+		for (i = pl->n - 1; i > 0; i--)
+			if (shown_status(pl->stage[i].wstatus) != 0)
+				break;
+		fprintf(pb_status, "Failed: status %d, stage %d, %s\n", status,
+			i + 1,
+			pb_column(cmd, sizeof cmd, pl->stage[i].text, 32, 0));
+		return;
+	}
+	if (held < 0) {
 		fputs("Held back by: none: the source is the limit\n",
 		      pb_status);
-	else
-		fprintf(pb_status,
-			"Held back by: stage %d, %s (its input full %s of its "
-			"time, its output empty %s)\n",
-			held + 1, pl->stage[held].text,
-			share(d, sizeof d, in_full(pl, held)),
-			share(e, sizeof e, out_empty(pl, held)));
+		return;
+	}
+	fprintf(pb_status, "Held back by: stage %d, %s: %s of the run %s",
+		held + 1,
+		pb_column(cmd, sizeof cmd, pl->stage[held].text, 32, 0),
+		share(a, sizeof a, busy(pl, held)),
+		pb_verdict_kind(&pl->stage[held]));
+	if (in_full(pl, held) >= 0)
+		fprintf(pb_status, ", its input full %s",
+			share(b, sizeof b, in_full(pl, held)));
+	fputc('\n', pb_status);
 }
 
 /* A share or a count for JSON: null where the pipe is not watched. */
@@ -307,15 +317,27 @@ json(const struct pb_pipeline *pl, int held, int status)
 		pb_json_begin(&j, NULL, '{');
 		pb_json_u64(&j, "stage", (uint64_t)i + 1);
 		pb_json_string(&j, "command", st->text);
-		json_or_null(&j, "bytes_in", (double)bytes_in(pl, i), 0);
-		json_or_null(&j, "bytes_out", (double)bytes_out(pl, i), 0);
+		json_or_null(&j, "bytes_in", (double)pb_stage_bytes_in(pl, i),
+			     0);
+		json_or_null(&j, "bytes_out", (double)pb_stage_bytes_out(pl, i),
+			     0);
 		json_or_null(&j, "rate", rate(pl, i), 0);
+		json_or_null(&j, "rate_in",
+			     per_second(pb_stage_bytes_in(pl, i), st->secs), 0);
+		json_or_null(&j, "rate_out",
+			     per_second(pb_stage_bytes_out(pl, i), st->secs),
+			     0);
 		pb_json_real(&j, "seconds", st->secs, 6);
 		pb_json_real(&j, "user", cpu(&st->ru.ru_utime), 6);
 		pb_json_real(&j, "system", cpu(&st->ru.ru_stime), 6);
 		json_or_null(&j, "input_full", in_full(pl, i), 4);
 		json_or_null(&j, "output_empty", out_empty(pl, i), 4);
-		pb_json_u64(&j, "status", (uint64_t)shown_status(st->wstatus));
+		json_or_null(&j, "busy", busy(pl, i), 4);
+		if (pl->watched) /* not our child: its status unknown */
+			pb_json_null(&j, "status");
+		else
+			pb_json_u64(&j, "status",
+				    (uint64_t)shown_status(st->wstatus));
 		pb_json_end(&j, '}');
 	}
 	pb_json_end(&j, ']');
@@ -323,7 +345,10 @@ json(const struct pb_pipeline *pl, int held, int status)
 		pb_json_u64(&j, "held_back_by", (uint64_t)held + 1);
 	else
 		pb_json_u64(&j, "held_back_by", 0);
-	pb_json_u64(&j, "status", (uint64_t)status);
+	if (pl->watched)
+		pb_json_null(&j, "status");
+	else
+		pb_json_u64(&j, "status", (uint64_t)status);
 	pb_json_close(&j);
 }
 
@@ -354,25 +379,31 @@ csv(const struct pb_pipeline *pl, int held, struct pb_export *e)
 {
 	int i;
 
-	if (e->f == NULL)
+	if (e == NULL || e->f == NULL)
 		return 0;
 	fputs("stage,command,bytes_in,bytes_out,rate,seconds,user,system,"
-	      "input_full,output_empty,status,held_back\n",
+	      "input_full,output_empty,status,held_back,busy\n",
 	      e->f);
 	for (i = 0; i < pl->n; i++) {
 		const struct pb_stage *st = &pl->stage[i];
 
 		fprintf(e->f, "%d,", i + 1);
 		csv_text(e->f, st->text);
-		csv_number(e->f, (double)bytes_in(pl, i), 0);
-		csv_number(e->f, (double)bytes_out(pl, i), 0);
+		csv_number(e->f, (double)pb_stage_bytes_in(pl, i), 0);
+		csv_number(e->f, (double)pb_stage_bytes_out(pl, i), 0);
 		csv_number(e->f, rate(pl, i), 0);
 		csv_number(e->f, st->secs, 6);
 		csv_number(e->f, cpu(&st->ru.ru_utime), 6);
 		csv_number(e->f, cpu(&st->ru.ru_stime), 6);
 		csv_number(e->f, in_full(pl, i), 4);
 		csv_number(e->f, out_empty(pl, i), 4);
-		fprintf(e->f, ",%d,%d\n", shown_status(st->wstatus), i == held);
+		if (pl->watched)
+			fprintf(e->f, ",,%d", i == held);
+		else
+			fprintf(e->f, ",%d,%d", shown_status(st->wstatus),
+				i == held);
+		csv_number(e->f, busy(pl, i), 4);
+		fputc('\n', e->f);
 	}
 	return pb_export_commit(e);
 }
@@ -380,7 +411,7 @@ csv(const struct pb_pipeline *pl, int held, struct pb_export *e)
 int
 pb_pipeline_report(const struct pb_pipeline *pl, struct pb_export *e)
 {
-	int held = bottleneck(pl), rc = pipefail_status(pl), i;
+	int held = pb_verdict(pl), rc = pipefail_status(pl), i;
 
 	/* `! a | b`: bash negates the pipeline's status. */
 	if (pl->negate)
@@ -400,9 +431,17 @@ pb_pipeline_report(const struct pb_pipeline *pl, struct pb_export *e)
 		}
 	/* Our own report lost (the file said) leaves the stages' status as
 	 * it is; the JSON comes last, where a script takes it. */
+	/* A failed pipeline's report is its status, not a bottleneck. */
+	if (rc != 0)
+		held = -1;
 	(void)csv(pl, held, e);
-	if (!pb_opt->no_summary)
-		table(pl, held);
+	if (!pb_opt->no_summary) {
+		if (pb_opt->verbose)
+			wide_table(pl);
+		else
+			table(pl);
+		verdict_line(pl, held, rc);
+	}
 	if (pb_opt->json)
 		json(pl, held, rc);
 	return rc;

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which stage held the pipeline back: the one whose own work set its
+ * wall time. The watcher looks at every stage each PB_WATCH_NS: a stage
+ * works (on the CPU, in disk I/O, or asleep by its own choice: pv -L,
+ * sleep) unless it waits on a pipe of its pipeline, blocked with its
+ * input empty or its output full. Each look goes to the stages that
+ * worked in it, shared; a look in which none did, the first stage
+ * waiting on our standard input, goes to the source outside. sort,
+ * which reads all it is given at once and then works, gets the looks of
+ * its work after its input ended; cat blocked behind a slow filter gets
+ * none. The decision (pb_verdict_decide) is arithmetic on those counts,
+ * tested from a table; pb_verdict_look makes the looks, from /proc, the
+ * same for --pipeline and --watch.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pipebench.h"
+
+/* A share of the looks a stage must hold to be named: below it, no
+ * stage's work set the time (the pipeline waited on its source). */
+#define PB_HOLDS 0.25
+
+/* The state of a task ('R', 'S', 'D', ...) from its stat line, 0 if
+ * gone; the command's ")" may hold anything, the state follows the
+ * last. */
+static char
+state_at(const char *path)
+{
+	char line[512], *p, state = 0;
+	FILE *f = fopen(path, "re");
+
+	if (f == NULL)
+		return 0;
+	if (fgets(line, sizeof line, f) != NULL &&
+	    (p = strrchr(line, ')')) != NULL && p[1] == ' ')
+		state = p[2];
+	fclose(f);
+	return state;
+}
+
+/* The busier of two states: running, then a disk's wait, then asleep. */
+static char
+busier(char a, char b)
+{
+	static const char order[] = "RDS";
+	const char *x = a ? strchr(order, a) : NULL,
+		   *y = b ? strchr(order, b) : NULL;
+
+	if (x == NULL)
+		return y != NULL ? b : a;
+	return y != NULL && y < x ? b : a;
+}
+
+/* The busiest state of process pid's threads (a threaded compressor's
+ * main thread waits while its workers run). */
+static char
+process_state(long pid)
+{
+	char path[300], best = 0;
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof path, "/proc/%ld/task", pid);
+	if ((dir = opendir(path)) == NULL)
+		return 0;
+	while ((d = readdir(dir)) != NULL && n < 64 && best != 'R') {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/task/%s/stat", pid,
+			 d->d_name);
+		best = busier(best, state_at(path));
+		n++;
+	}
+	closedir(dir);
+	return best;
+}
+
+/*
+ * What a stage is doing: the busiest state of its process and the
+ * processes below it (a stage's shell waits for its commands, which do
+ * the work; each level down through the last child, its command), 0 if
+ * gone.
+ */
+static char
+tree_state(pid_t pid)
+{
+	char path[64], best = 0;
+	long child, at = (long)pid, next;
+	int depth;
+	FILE *f;
+
+	for (depth = 0; depth < 4 && at > 0 && best != 'R'; depth++) {
+		best = busier(best, process_state(at));
+		snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", at,
+			 at);
+		if ((f = fopen(path, "re")) == NULL)
+			break;
+		for (next = 0; fscanf(f, "%ld", &child) == 1; next = child)
+			best = busier(best, process_state(child));
+		fclose(f);
+		at = next;
+	}
+	return best;
+}
+
+void
+pb_verdict_look(struct pb_pipeline *pl)
+{
+	int i, workers = 0, work[PB_MAX_STAGES];
+	char s;
+
+	pl->looks++;
+	for (i = 0; i < pl->n; i++) {
+		struct pb_stage *st = &pl->stage[i];
+
+		work[i] = 0;
+		if (!atomic_load(&st->running))
+			continue;
+		s = tree_state(st->pid);
+		if (s == 'R')
+			st->on_cpu++;
+		else if (s == 'D')
+			st->in_io++;
+		else if (st->in_empty_now || st->out_full_now)
+			continue; /* waiting on its pipeline */
+		else if (s == 'S')
+			st->asleep++;
+		else
+			continue;
+		work[i] = 1;
+		workers++;
+	}
+	for (i = 0; i < pl->n; i++)
+		if (work[i])
+			pl->stage[i].held += 1.0 / workers;
+	if (workers == 0 && pl->n > 0 && pl->stage[0].in_empty_now)
+		pl->source_held++;
+}
+
+int
+pb_verdict_decide(const double *held, int n, double source, unsigned looks)
+{
+	int i, at = -1;
+	double best = source;
+
+	if (looks == 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (held[i] > best) {
+			best = held[i];
+			at = i;
+		}
+	return at >= 0 && best >= PB_HOLDS * looks ? at : -1;
+}
+
+int
+pb_verdict(const struct pb_pipeline *pl)
+{
+	double held[PB_MAX_STAGES];
+	int i;
+
+	for (i = 0; i < pl->n; i++)
+		held[i] = pl->stage[i].held;
+	return pb_verdict_decide(held, pl->n, pl->source_held, pl->looks);
+}
+
+const char *
+pb_verdict_kind(const struct pb_stage *st)
+{
+	if (st->on_cpu >= st->in_io && st->on_cpu >= st->asleep)
+		return "on CPU";
+	return st->in_io >= st->asleep ? "in disk I/O" : "asleep";
+}
