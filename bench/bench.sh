@@ -614,13 +614,26 @@ done
 		cat "$tmp/$w.md"
 	done
 } >"$tmp/run.md"
+# Replace what lies between file's "<!-- NAME:begin -->" and
+# "<!-- NAME:end -->" lines with the file text.
+put_between() { # file name text
+	awk -v f="$3" -v b="<!-- $2:begin -->" -v e="<!-- $2:end -->" '
+		$0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
+		$0 == e { skip = 0 }
+		!skip' "$1" >"$tmp/put"
+	cat "$tmp/put" >"$1"
+}
+
 if [ "$*" = "$full" ] && [ -n "${UPDATE:-}" ]; then
-	awk -v f="$tmp/run.md" '
-		$0 == "<!-- bench:begin -->" { print; while ((getline l < f) > 0) print l; skip = 1; next }
-		$0 == "<!-- bench:end -->" { skip = 0 }
-		!skip' "$UPDATE" >"$tmp/updated"
-	cat "$tmp/updated" >"$UPDATE"
+	put_between "$UPDATE" bench "$tmp/run.md"
 	echo "bench.sh: $UPDATE rewritten from this run"
+	# README's claims, from the same run (bench/claims.sh).
+	readme=$(dirname "$UPDATE")/README.md
+	if [ -f "$readme" ]; then
+		sh "$(dirname "$0")/claims.sh" "$UPDATE" >"$tmp/claims.md"
+		put_between "$readme" claims "$tmp/claims.md"
+		echo "bench.sh: $readme's claims rewritten from this run"
+	fi
 else
 	out=${OUT:-bench-$(echo "$*" | tr ' ' '-').md}
 	cp "$tmp/run.md" "$out"

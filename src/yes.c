@@ -29,7 +29,7 @@ usage(int status)
 	fputs("\n"
 	      "This yes is part of fastio-utils, a faster drop-in for GNU "
 	      "coreutils' yes.\n"
-	      "Full documentation: man yes\n",
+	      "Full documentation: man " YES_PAGE "\n",
 	      stdout);
 	return prog_close_stdout();
 }

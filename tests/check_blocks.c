@@ -43,33 +43,20 @@ struct seen {
 };
 
 /* The writer: prog with args, its environment plus env, its standard
- * input the file in (NULL: as it is), its standard output the pipe's
- * write end. */
+ * input the file in (NULL: as it is), its standard output a pipe whose
+ * read end comes back in *fd. */
 static pid_t
 start(const char *prog, const char *const *argv, const char *const *env,
-      const char *in, int p[2])
+      const char *in, int *fd)
 {
+	int from = -1;
 	pid_t pid;
-	size_t i;
-	int fd;
 
-	ck_assert_int_eq(pipe(p), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		signal(SIGPIPE, SIG_DFL); /* the harness may ignore it */
-		if (in != NULL &&
-		    ((fd = open(in, O_RDONLY)) < 0 || dup2(fd, 0) < 0))
-			_exit(126);
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		for (i = 0; env != NULL && env[i] != NULL; i++)
-			putenv((char *)env[i]);
-		execv(spawn_path(prog), (char *const *)argv);
-		_exit(127);
-	}
-	close(p[1]);
+	if (in != NULL)
+		ck_assert_int_ge(from = open(in, O_RDONLY | O_CLOEXEC), 0);
+	pid = spawn_piped(spawn_path(prog), argv, env, from, fd);
+	if (from >= 0)
+		close(from);
 	return pid;
 }
 
@@ -174,11 +161,11 @@ START_TEST(yes_blocks)
 	 * under qemu, where each read costs many, fewer. */
 	uint64_t len = spawn_need_native() == NULL ? 16 * MIB : 4 * MIB;
 	struct seen s;
-	int p[2];
-	pid_t pid = start("yes", yes_args[args], yes_env[env], NULL, p);
+	int fd;
+	pid_t pid = start("yes", yes_args[args], yes_env[env], NULL, &fd);
 
 	/* Stops every 300 KiB and a bit: at every kind of place. */
-	read_blocks(pid, p[0], blocks[bs], len, 300 * KIB + 4321, &s);
+	read_blocks(pid, fd, blocks[bs], len, 300 * KIB + 4321, &s);
 	ck_assert_uint_ge(s.bytes, len);
 	/* A stop a stride, or a pipeful more where a stop took a pipeful. */
 	ck_assert_uint_ge(s.stops, len / (300 * KIB + 4321 + MIB));
@@ -260,10 +247,10 @@ START_TEST(cat_blocks)
 	    bs = _i / NCAT_OPTS / NCAT_ENV;
 	const char *argv[] = {"cat", cat_opts[opts], text_path, NULL};
 	struct seen s;
-	int p[2];
-	pid_t pid = start("cat", argv, cat_env[env], NULL, p);
+	int fd;
+	pid_t pid = start("cat", argv, cat_env[env], NULL, &fd);
 
-	read_blocks(pid, p[0], blocks[bs], 0, 150 * KIB + 1234, &s);
+	read_blocks(pid, fd, blocks[bs], 0, 150 * KIB + 1234, &s);
 	ck_assert_uint_gt(s.bytes, TEXT / 2); /* -s takes blank runs away */
 	ck_assert_uint_ge(s.stops, 2);
 	ck_assert_msg(s.short_at == UINT64_MAX,
@@ -296,7 +283,7 @@ START_TEST(other_blocks)
 	int w = _i % NOTHERS, bs = _i / NOTHERS;
 	const char *argv[4];
 	struct seen s;
-	int p[2], i;
+	int fd, i;
 	pid_t pid;
 
 	for (i = 0; i < 4; i++)
@@ -305,8 +292,8 @@ START_TEST(other_blocks)
 			? text_path
 			: others[w].argv[i];
 	pid = start(others[w].prog, argv, others[w].env,
-		    others[w].stdin_file ? text_path : NULL, p);
-	read_blocks(pid, p[0], blocks[bs], 0, 150 * KIB + 1234, &s);
+		    others[w].stdin_file ? text_path : NULL, &fd);
+	read_blocks(pid, fd, blocks[bs], 0, 150 * KIB + 1234, &s);
 	ck_assert_uint_eq(s.bytes, TEXT);
 	ck_assert_msg(s.short_at == UINT64_MAX,
 		      "%s %s, reads of %zu: %zu bytes at %llu", argv[0],

@@ -91,34 +91,23 @@ await(int fd, const char *want)
 START_TEST(interactive_flush)
 {
 	const char *opt = _i ? "-n" : "-u";
-	int in[2], out[2], status;
+	const char *argv[] = {"cat", opt, NULL},
+		   *env[] = {"FASTIO_DISABLE", NULL};
+	int in[2], out, status;
 	pid_t pid;
 
-	ck_assert(pipe(in) == 0 && pipe(out) == 0);
-	pid = fork();
-	ck_assert(pid >= 0);
-	if (pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		unsetenv("FASTIO_DISABLE");
-		execl(spawn_path("cat"), "cat", opt, (char *)NULL);
-		_exit(127);
-	}
+	ck_assert(pipe(in) == 0);
+	pid = spawn_piped(spawn_path("cat"), argv, env, in[0], &out);
 	close(in[0]);
-	close(out[1]);
 	ck_assert(write(in[1], "one\n", 4) == 4);
-	ck_assert_msg(await(out[0], _i ? "     1\tone\n" : "one\n"),
+	ck_assert_msg(await(out, _i ? "     1\tone\n" : "one\n"),
 		      "line 1 did not arrive before line 2 was sent");
 	ck_assert(write(in[1], "two\n", 4) == 4);
-	ck_assert(await(out[0], _i ? "     2\ttwo\n" : "two\n"));
+	ck_assert(await(out, _i ? "     2\ttwo\n" : "two\n"));
 	close(in[1]);
 	ck_assert(waitpid(pid, &status, 0) == pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	close(out[0]);
+	close(out);
 }
 END_TEST
 

@@ -7,11 +7,16 @@
 # source, test and benchmark file (or only in the FILEs given, against
 # the tree):
 #   FILE.md, "HEADING"      a heading of FILE.md that starts with HEADING;
-#   FILE.md, "H1", "H2"     each, in FILE.md
+#   FILE.md, "H1", "H2"     each, in FILE.md (also FILE.md, section "H")
 #   README: "HEADING"       likewise in README.md
 #   FILE.c, "SECTION"       FILE's text holds SECTION (a comment's words)
 #   FILE.c, name()          FILE defines the function name (a definition
-#   FILE's name()           or, in a header, a declaration; a macro)
+#   FILE's name()           or, in a header, a declaration; a macro;
+#   FILE's name             also without parentheses, a function of the
+#                           tree's)
+#   name() (FILE.c)         likewise: a function, a name with an
+#   NAME (FILE.h)           underscore or in backticks (NAME: FILE's
+#   see name() in FILE.c    code uses it)
 #   FILE.h, NAME            FILE's code (not its comments) uses NAME, a
 #   NAME in FILE.h          constant in capitals; likewise a name with an
 #   FILE.c, `name`          underscore or in backticks
@@ -24,6 +29,8 @@
 #   `1a2b3c4`               (in the documents) a commit of this branch
 #   name()                  a function the C sources call or define, or
 #                           a shell function the scripts define
+#   FILE.c:123              never: a line number drifts with every edit;
+#                           name the function or the section instead
 #   (A file or function of another project says whose: "coreutils'
 #   ioblksize.h", "GNU's error()", "DIR's check.h"; a path of an
 #   installed system starts with "/". "FILE, the loop" is prose.)
@@ -125,6 +132,17 @@ defines() { # path name function?
 	fi
 }
 
+# Whether name is a function the tree's C defines (house style: the name
+# at a line's start) or a shell function its scripts define.
+# shellcheck disable=SC2046 # lists of files
+functions=$({
+	grep -ohE '^[A-Za-z_][A-Za-z0-9_]*\(' /dev/null $(find src tests bench -name '*.[ch]')
+	grep -ohE '^[[:space:]]*[A-Za-z_][A-Za-z0-9_]*\(\)' /dev/null $(find src tests bench -name '*.sh')
+} 2>/dev/null | tr -d ' \t()' | sort -u)
+is_function() { # name
+	echo "$functions" | grep -qx -- "$1"
+}
+
 # One pointer to a name in a file: "FILE, NAME" or "FILE's NAME".
 check_name() { # where pointer file name
 	case $4 in
@@ -147,8 +165,8 @@ whose="[A-Za-z_]+'s |[A-Za-z_]+s' "
 for f in $files; do
 	text=$(flat "$f")
 	# FILE.md, "HEADING"[, "HEADING"...] and README: "HEADING"
-	echo "$text" | grep -aoE '([A-Za-z/]+\.md|README):? ?,? "[^"]+"(, "[^"]+")*' | while IFS= read -r p; do
-		doc=$(echo "$p" | sed 's/[,:]* *".*//')
+	echo "$text" | grep -aoE '([A-Za-z/]+\.md|README):? ?,? (sections? )?"[^"]+"((,| and|, and) "[^"]+")*' | while IFS= read -r p; do
+		doc=$(echo "$p" | sed 's/[,:]* *\(sections* \)*".*//')
 		[ "$doc" = README ] && doc=README.md
 		path=$doc
 		[ -f "$doc" ] || path=$(resolve "$doc")
@@ -173,10 +191,10 @@ for f in $files; do
 		fi
 	done
 	# FILE.c, name() / FILE.h, NAME / FILE.c, `name` / NAME in FILE.h
-	echo "$text" | grep -aoE '[A-Za-z_/]+\.(c|h|sh)`?, `?[A-Za-z_][A-Za-z0-9_]*(\(\)|`|\.[a-z]+)?|[A-Z][A-Z0-9]*_[A-Z0-9_]* in `?[A-Za-z_/]+\.[ch]' |
+	echo "$text" | grep -aoE '[A-Za-z_/]+\.(c|h|sh)`?, `?[A-Za-z_][A-Za-z0-9_]*(\(\)|`|\.[a-z]+)?|`?([A-Za-z0-9]*_[A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*\(\))`? in `?[A-Za-z_/]+\.(c|h|sh)\b' |
 		while IFS= read -r p; do
 			case $p in
-			*" in "*) name=${p%% in *} file=$(echo "${p##* in }" | tr -d '`') ;;
+			*" in "*) name=$(echo "${p%% in *}" | tr -d '`') file=$(echo "${p##* in }" | tr -d '`') ;;
 			*) file=$(echo "${p%%,*}" | tr -d '`') name=$(echo "${p#*, }" | tr -d '`') ;;
 			esac
 			# A function, a name in backticks, a constant in capitals
@@ -194,11 +212,36 @@ for f in $files; do
 	echo "$text" | grep -aoE "(^|[ (\`\"])[A-Za-z0-9_/.-]+\.(c|h|sh)'s \`?[A-Za-z_][A-Za-z0-9_]*(\(\))?" |
 		sed "s/^[ (\`\"]//" | while IFS= read -r p; do
 			file=${p%%"'s "*} name=$(echo "${p#*"'s "}" | tr -d '`')
-			echo "$name" | grep -qE '\(\)$|_' || continue
+			# A bare word is a pointer when it is a function of
+			# the tree's ("tee.c's realign"), else prose
+			# ("tee.c's source").
+			if ! echo "$name" | grep -qE '\(\)$|_'; then
+				is_function "$name" || continue
+				name="$name()"
+			fi
 			# Another project's file (coreutils' src/cat.c): not ours.
 			[ -n "$(resolve "$file")" ] || [ "${file#*/}" != "$file" ] ||
 				[ -n "$(find src tests bench -name "$file" | head -1)" ] || continue
 			check_name "$f" "$p" "$file" "$name"
+		done
+	# name() (FILE.c) / NAME (FILE.h) / `name` (`FILE.c`)
+	echo "$text" | grep -aoE '`?[A-Za-z_][A-Za-z0-9_]*(\(\))?`? \(`?[A-Za-z0-9_/.-]+\.(c|h|sh)`?\)' |
+		while IFS= read -r p; do
+			name=${p%% (*} file=$(echo "${p##* (}" | tr -d '`)')
+			case $name in
+			*"()" | *_* | "\`"*"\`") ;;
+			*) continue ;;
+			esac
+			name=$(echo "$name" | tr -d '`')
+			# Another project's file: not ours.
+			[ -n "$(resolve "$file")" ] || [ "${file#*/}" != "$file" ] ||
+				[ -n "$(find src tests bench -name "$file" | head -1)" ] || continue
+			check_name "$f" "$p" "$file" "$name"
+		done
+	# FILE.c:123: a line number, which drifts.
+	echo "$text" | grep -aoE '(^|[ (`"])[A-Za-z0-9_/.-]+\.(c|h|sh|md|am|ac|in):[0-9]+' |
+		sed 's/^[ (`"]//' | while IFS= read -r p; do
+			echo "check_docs: $f: $p: a line number drifts; name the function or section"
 		done
 done >>"$out"
 

@@ -46,7 +46,9 @@ cat >"$t/doc/good.md" <<'EOF'
 See doc/guide.md, "Part one", and BENCHMARKS.md, "Decisions", "ONE_SIZE";
 one.c, "Where the bytes go"; one.c, one_fn(); two.c's two_fn();
 `lib/one.c`, `one_fn`; src/lib/one.c, ONE_SIZE; TWO_STEP in two.c;
-lib/two.c, two_fn() and `src/lib/two.c`.
+lib/two.c, two_fn() and `src/lib/two.c`; one_fn() (one.c), ONE_SIZE
+(one.c); see two_fn() in two.c; one.c's one_fn; doc/guide.md, section
+"A detail"; one.c's source, the loop (two.c).
 EOF
 [ -z "$commit" ] || printf 'A run of `%s`.\n' "$commit" >>"$t/doc/good.md"
 
@@ -76,6 +78,12 @@ a file's function, in the possessive|two.c's one_fn()
 a file at a wrong path|app/one.c, one_fn()
 a bare name that two files share|three.c, two_fn()
 a path to no file|`src/app/one.c`
+a function named beside another file|two_fn() (one.c)
+a constant named beside a file that lacks it|ONE_SIZE (two.c)
+a function said to be in another file|one_fn() in two.c
+a function of the tree's in the possessive, bare|two.c's one_fn
+a line number|one.c:3
+a section that is not there|doc/guide.md, section "Nonexistent heading"
 EOF
 [ -z "$commit" ] || echo 'a commit that is not in the history|`0123abc`' >>"$t/plants"
 n=0

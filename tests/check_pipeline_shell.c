@@ -342,15 +342,8 @@ START_TEST(term_never_cuts)
 	for (k = 0; k < 20; k++) {
 		unlink(file);
 		ck_assert_int_eq(pipe(in), 0);
-		pid = fork_plain();
-		ck_assert_int_ge(pid, 0);
-		if (pid == 0) {
-			dup2(in[0], 0);
-			close(in[0]);
-			close(in[1]);
-			execv(spawn_path("pipebench"), (char *const *)argv);
-			_exit(127);
-		}
+		pid = spawn_piped(spawn_path("pipebench"), argv, NULL, in[0],
+				  NULL);
 		close(in[0]);
 		ck_assert_int_eq(write(in[1], "1\n", 2), 2);
 		/* The stages run once the file is made. */

@@ -179,7 +179,8 @@ static const struct {
 /*
  * Wait until pid has filled the pipe whose read end is fd: it has grown
  * what it grows once its pipe is full, and waits there (a full pipe of
- * tee's slots holds 32 bytes less a page). A program that ended instead
+ * tee's slots may hold less than its size: a slot holds a page's whole
+ * patterns, so within a 64th of it counts). A program that ended instead
  * fails the child (status 5). A pipe has no "full" event: it looks again
  * and again; no timing is asserted.
  */

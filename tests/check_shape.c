@@ -30,13 +30,13 @@ struct reader {
 };
 
 /* One window of the shape st asks for, at the reader's rate times num
- * over den: FIO_SHAPE_WINDOW bytes in the time that takes. */
+ * over den: FIO_SHAPE_WINDOW_BYTES bytes in the time that takes. */
 static unsigned
 window_at(struct fio_shapes *st, const struct reader *rd, uint64_t num,
 	  uint64_t den)
 {
-	return fio_shape_next(st, FIO_SHAPE_WINDOW,
-			      FIO_SHAPE_WINDOW * 1000 * den /
+	return fio_shape_next(st, FIO_SHAPE_WINDOW_BYTES,
+			      FIO_SHAPE_WINDOW_BYTES * 1000 * den /
 				  (rd->rate[st->shape] * num));
 }
 
@@ -72,106 +72,109 @@ struct choice_case {
 };
 
 static const struct choice_case choices[] = {
-    {"the fastest, three bits away: found bit by bit",
-     ALL,
-     0,
-     {{10, 12, 11, 14, 9, 13, 8, 20}},
-     0,
-     0,
-     -1,
-     H | D | G,
-     4 * WIN,
-     0},
-    {"the first is the fastest: it stays; tries that cannot win end early",
-     ALL,
-     0,
-     {{20, 12, 11, 14, 9, 13, 8, 19}},
-     0,
-     0,
-     -1,
-     0,
-     WIN + 3 * LOST,
-     0},
-    {"one bit better: only that bit changes",
-     ALL,
-     0,
-     {{10, 9, 15, 12, 9, 8, 14, 13}},
-     0,
-     0,
-     -1,
-     D,
-     2 * WIN + 2 * LOST,
-     0},
-    {"a single window fifty times as fast decides nothing",
-     ALL,
-     0,
-     {{10, 8, 9, 9, 9, 9, 9, 9}},
-     WIN,
-     1,
-     -1,
-     0,
-     WIN + 1 + 3 * LOST,
-     0},
-    {"a single window of the choice fifty times as slow decides nothing",
-     ALL,
-     0,
-     {{10, 8, 9, 9, 9, 9, 9, 9}},
-     0,
-     0,
-     1,
-     0,
-     WIN + 3 * LOST,
-     0},
-    {"a single window of a faster try fifty times as slow decides nothing",
-     ALL,
-     0,
-     {{10, 20, 9, 9, 9, 9, 9, 9}},
-     0,
-     0,
-     WIN,
-     H,
-     2 * WIN + 2 * LOST,
-     0},
-    {"most of a try fast is fast: the median is the try's rate",
-     ALL,
-     0,
-     {{10, 8, 9, 9, 9, 9, 9, 9}},
-     WIN,
-     WIN / 2 + 1,
-     -1,
-     H,
-     2 * WIN + 2 * LOST,
-     0},
-    {"shapes not allowed are never run",
-     ~(1u << H | 1u << (H | D)) & ALL,
-     0,
-     {{10, 50, 13, 60, 9, 9, 16, 9}},
-     0,
-     0,
-     -1,
-     D | G,
-     3 * WIN,
-     1u << H | 1u << (H | D)},
-    {"from another first shape: a bit from it",
-     ALL,
-     G,
-     {{10, 8, 9, 9, 9, 15, 9, 9}},
-     0,
-     0,
-     -1,
-     G | H,
-     2 * WIN + 2 * LOST,
-     0},
-    {"one shape allowed: never a probe",
-     1u << D,
-     D,
-     {{90, 90, 1, 90, 90, 90, 90, 90}},
-     0,
-     0,
-     -1,
-     D,
-     0,
-     ~(1u << D) & ALL},
+    {.what = "the fastest, three bits away: found bit by bit",
+     .allowed = ALL,
+     .first = 0,
+     .rd = {{10, 12, 11, 14, 9, 13, 8, 20}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = -1,
+     .choice = H | D | G,
+     .windows = 4 * WIN,
+     .never = 0},
+    {.what =
+	 "the first is the fastest: it stays; tries that cannot win end early",
+     .allowed = ALL,
+     .first = 0,
+     .rd = {{20, 12, 11, 14, 9, 13, 8, 19}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = -1,
+     .choice = 0,
+     .windows = WIN + 3 * LOST,
+     .never = 0},
+    {.what = "one bit better: only that bit changes",
+     .allowed = ALL,
+     .first = 0,
+     .rd = {{10, 9, 15, 12, 9, 8, 14, 13}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = -1,
+     .choice = D,
+     .windows = 2 * WIN + 2 * LOST,
+     .never = 0},
+    {.what = "a single window fifty times as fast decides nothing",
+     .allowed = ALL,
+     .first = 0,
+     .rd = {{10, 8, 9, 9, 9, 9, 9, 9}},
+     .fast = WIN,
+     .nfast = 1,
+     .slow = -1,
+     .choice = 0,
+     .windows = WIN + 1 + 3 * LOST,
+     .never = 0},
+    {.what =
+	 "a single window of the choice fifty times as slow decides nothing",
+     .allowed = ALL,
+     .first = 0,
+     .rd = {{10, 8, 9, 9, 9, 9, 9, 9}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = 1,
+     .choice = 0,
+     .windows = WIN + 3 * LOST,
+     .never = 0},
+    {.what =
+	 "a single window of a faster try fifty times as slow decides nothing",
+     .allowed = ALL,
+     .first = 0,
+     .rd = {{10, 20, 9, 9, 9, 9, 9, 9}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = WIN,
+     .choice = H,
+     .windows = 2 * WIN + 2 * LOST,
+     .never = 0},
+    {.what = "most of a try fast is fast: the median is the try's rate",
+     .allowed = ALL,
+     .first = 0,
+     .rd = {{10, 8, 9, 9, 9, 9, 9, 9}},
+     .fast = WIN,
+     .nfast = WIN / 2 + 1,
+     .slow = -1,
+     .choice = H,
+     .windows = 2 * WIN + 2 * LOST,
+     .never = 0},
+    {.what = "shapes not allowed are never run",
+     .allowed = ~(1u << H | 1u << (H | D)) & ALL,
+     .first = 0,
+     .rd = {{10, 50, 13, 60, 9, 9, 16, 9}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = -1,
+     .choice = D | G,
+     .windows = 3 * WIN,
+     .never = 1u << H | 1u << (H | D)},
+    {.what = "from another first shape: a bit from it",
+     .allowed = ALL,
+     .first = G,
+     .rd = {{10, 8, 9, 9, 9, 15, 9, 9}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = -1,
+     .choice = G | H,
+     .windows = 2 * WIN + 2 * LOST,
+     .never = 0},
+    {.what = "one shape allowed: never a probe",
+     .allowed = 1u << D,
+     .first = D,
+     .rd = {{90, 90, 1, 90, 90, 90, 90, 90}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = -1,
+     .choice = D,
+     .windows = 0,
+     .never = ~(1u << D) & ALL},
 };
 
 #define NCHOICES (int)(sizeof choices / sizeof choices[0])
@@ -311,6 +314,52 @@ START_TEST(refused)
 }
 END_TEST
 
+/*
+ * Going to a shape refused where what runs is the choice (settled, or
+ * the try was the best itself): the shape in use, whatever it is, runs
+ * on and becomes the choice; the refused one is never asked for again.
+ * The caller loops until the shape it is told is the one it has, so an
+ * answer other than in_use would ask it for ever.
+ */
+START_TEST(refused_in_use)
+{
+	static const struct {
+		const char *what;
+		unsigned first;	 /* the first shape */
+		int settled;	 /* settled on the fastest before the refusal */
+		unsigned target; /* the shape the caller failed to build */
+		unsigned in_use; /* the shape that runs */
+	} cases[] = {
+	    {"settled, the choice refused, another shape running", H | D | G, 1,
+	     0, H},
+	    {"settled, the choice refused, a far shape running", H | D | G, 1,
+	     H | D | G, G},
+	    {"before any window, the first refused", 0, 0, 0, G},
+	    {"before any window, the first refused, another running", D, 0, D,
+	     H | G},
+	};
+	struct reader rd = {{10, 20, 30, 40, 50, 60, 70, 80}};
+	struct fio_shapes st;
+	unsigned ran = 0;
+
+	fio_shape_begin(&st, ALL, cases[_i].first);
+	if (cases[_i].settled) {
+		settle(&st, &rd, 100, &ran);
+		ck_assert_msg(fio_shape_settled(&st), "%s", cases[_i].what);
+	}
+	st.shape = cases[_i].target;
+	if (!cases[_i].settled)
+		st.best = cases[_i].target;
+	ck_assert_msg(fio_shape_refused(&st, cases[_i].in_use) ==
+			  cases[_i].in_use,
+		      "%s", cases[_i].what);
+	ck_assert_uint_eq(st.shape, cases[_i].in_use);
+	ck_assert_uint_eq(st.best, cases[_i].in_use);
+	ck_assert(st.allowed & 1u << cases[_i].in_use);
+	ck_assert_uint_eq(st.allowed & 1u << cases[_i].target, 0);
+}
+END_TEST
+
 /* The path shapes take: those through the middle pipe, or straight. */
 #define MIDDLE_PATH (1u << 0 | 1u << H | 1u << G | 1u << (H | G))
 #define DIRECT_PATH (ALL & ~MIDDLE_PATH)
@@ -366,6 +415,7 @@ shape_suite(void)
 	tcase_add_test(tc, probe_again);
 	tcase_add_test(tc, never_settles);
 	tcase_add_test(tc, refused);
+	tcase_add_loop_test(tc, refused_in_use, 0, 4);
 	tcase_add_loop_test(tc, dropped, 0, 5);
 	suite_add_tcase(s, tc);
 	return s;

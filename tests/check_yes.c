@@ -318,7 +318,7 @@ END_TEST
 	"\n"                                                                   \
 	"This yes is part of fastio-utils, a faster drop-in for GNU "          \
 	"coreutils' yes.\n"                                                    \
-	"Full documentation: man yes\n"
+	"Full documentation: man " YES_PAGE "\n"
 #define HELP "Usage: yes [STRING]...\n  or:  yes OPTION\n" HELP_TAIL
 #define VERSION_TEXT                                                           \
 	"yes (fastio-utils) " PACKAGE_VERSION "\n"                             \

@@ -51,27 +51,13 @@ operand(size_t len)
 static pid_t
 start_yes(const char *arg, const char *disable, int *fd)
 {
-	int p[2];
-	pid_t pid;
+	const char *argv[] = {"yes", arg, NULL};
+	char env[256];
+	const char *envp[] = {env, NULL};
 
-	ck_assert_int_eq(pipe(p), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		const char *exe = spawn_path("yes");
-
-		signal(SIGPIPE, SIG_DFL);
-		dup2(p[1], STDOUT_FILENO);
-		close(p[0]);
-		close(p[1]);
-		if (disable != NULL)
-			setenv("FASTIO_DISABLE", disable, 1);
-		execl(exe, "yes", arg, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	*fd = p[0];
-	return pid;
+	snprintf(env, sizeof env, "FASTIO_DISABLE=%s", disable ? disable : "");
+	return spawn_piped(spawn_path("yes"), argv, disable ? envp : NULL, -1,
+			   fd);
 }
 
 static void
@@ -198,40 +184,28 @@ START_TEST(machinery_when_long)
 {
 	size_t want = _i ? 8 * MIB : FIO_START_BYTES - FIO_START_CHUNK, got = 0;
 	char *log = spawn_temp_path("", 0), *buf = malloc(MIB), line[512];
-	int p[2], status, machinery = 0, writes = 0;
+	const char *argv[] = {
+	    "strace",
+	    "-qq",
+	    "-o",
+	    log,
+	    "-e",
+	    "trace=pipe2,fcntl,tee,splice,vmsplice,madvise,write",
+	    spawn_path("yes"),
+	    NULL};
+	const char *env[] = {"ASAN_OPTIONS=detect_leaks=0", NULL};
+	int fd, status, machinery = 0, writes = 0;
 	long written;
 	ssize_t n;
 	pid_t pid;
 	FILE *f;
 
-	ck_assert_int_eq(pipe(p), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		const char *argv[] = {
-		    "strace",
-		    "-qq",
-		    "-o",
-		    log,
-		    "-e",
-		    "trace=pipe2,fcntl,tee,splice,vmsplice,madvise,write",
-		    spawn_path("yes"),
-		    NULL};
-
-		signal(SIGPIPE, SIG_DFL);
-		dup2(p[1], STDOUT_FILENO);
-		close(p[0]);
-		close(p[1]);
-		setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
-		execv(SPAWN_STRACE, (char *const *)argv);
-		_exit(127);
-	}
-	close(p[1]);
+	pid = spawn_piped(SPAWN_STRACE, argv, env, -1, &fd);
 	while (got < want &&
-	       (n = read(p[0], buf, want - got < MIB ? want - got : MIB)) > 0)
+	       (n = read(fd, buf, want - got < MIB ? want - got : MIB)) > 0)
 		got += (size_t)n;
 	ck_assert_uint_eq(got, want);
-	close(p[0]);
+	close(fd);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	f = fopen(log, "r");
 	ck_assert_ptr_nonnull(f);

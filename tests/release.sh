@@ -33,6 +33,7 @@ export DEBIAN_FRONTEND=noninteractive
 [ "$(id -u)" = 0 ] || { echo "release.sh: needs root" >&2; exit 1; }
 git -C "$src" rev-parse --git-dir >/dev/null 2>&1 ||
 	{ echo "release.sh: $src is not a git checkout" >&2; exit 1; }
+sh "$src/tests/tags.sh" "$src" || exit 1
 rm -rf "$logs" "$work"
 mkdir -p "$logs" "$work"
 start=$SECONDS

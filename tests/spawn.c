@@ -834,6 +834,53 @@ spawn_waits(pid_t pid)
 	return tasks > 0 && asleep == tasks;
 }
 
+pid_t
+spawn_piped(const char *path, const char *const *argv, const char *const *env,
+	    int in, int *out)
+{
+	static const int sigs[] = {SIGPIPE, SIGINT,  SIGTERM,
+				   SIGHUP,  SIGUSR1, SIGUSR2};
+	sigset_t set, old;
+	int p[2] = {-1, -1};
+	size_t i;
+	pid_t pid;
+
+	if (out != NULL)
+		ck_assert_int_eq(pipe(p), 0);
+	/* Blocked across the fork: a signal the harness catches must not
+	 * reach the child before its handlers are the default again. */
+	sigemptyset(&set);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	pid = fork();
+	if (pid == 0) {
+		for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+			signal(sigs[i], SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if ((in >= 0 && dup2(in, STDIN_FILENO) < 0) ||
+		    (out != NULL && dup2(p[1], STDOUT_FILENO) < 0))
+			_exit(126);
+		/* The child keeps 0, 1 and 2: a write end of the caller's
+		 * held open here would keep its reader from an end. */
+		close_range(3, ~0U, 0);
+		for (i = 0; env != NULL && env[i] != NULL; i++)
+			if (strchr(env[i], '=') != NULL)
+				putenv((char *)env[i]);
+			else
+				unsetenv(env[i]);
+		execv(path, (char *const *)argv);
+		_exit(127);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	ck_assert_int_ge(pid, 0);
+	if (out != NULL) {
+		close(p[1]);
+		*out = p[0];
+	}
+	return pid;
+}
+
 void
 spawn_mib_pipe(int p[2])
 {

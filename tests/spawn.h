@@ -165,6 +165,17 @@ char *spawn_temp_path(const char *data, size_t len);
 int spawn_temp_fd(const char *data, int flags);
 
 /*
+ * The program at path started with argv (execv), its standard input in
+ * (-1: ours), its standard output, if out is not NULL, a new pipe whose
+ * read end comes back in *out (else ours), every other descriptor of
+ * ours closed; each env entry put in its environment ("NAME=value"; a
+ * bare "NAME" unsets it); SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGUSR1 and
+ * SIGUSR2 as by default. Its pid; the test fails if it cannot fork.
+ */
+pid_t spawn_piped(const char *path, const char *const *argv,
+		  const char *const *env, int in, int *out);
+
+/*
  * A new pipe grown to 1 MiB, for the votes' readers; the test fails if
  * the size is refused (the suites run as root, above any pipe quota).
  */

@@ -90,7 +90,7 @@ usage(int status)
 	fputs("\n"
 	      "This cat is part of fastio-utils, a faster drop-in for GNU "
 	      "coreutils' cat.\n"
-	      "Full documentation: man cat\n",
+	      "Full documentation: man " CAT_PAGE "\n",
 	      stdout);
 	return prog_close_stdout();
 }

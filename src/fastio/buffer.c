@@ -7,9 +7,10 @@
 
 /*
  * Page-aligned: the kernel copies between our buffers and the pages of
- * the page cache and of pipes with `rep movsb`, which some CPUs run up to
- * 7x slower into a buffer 16 bytes into a page, where malloc() puts large
- * ones (BENCHMARKS.md, "Strategies"). Mapped rather than zeroed by hand: the
+ * the page cache and of pipes with `rep movsb`, which some CPUs run 8x
+ * slower into a buffer 16 bytes into a page, where malloc() puts large
+ * ones (1.9 against 15.5 GB/s on an AMD EPYC: BENCHMARKS.md,
+ * "Strategies"). Mapped rather than zeroed by hand: the
  * pages are zero and touched only when used, as calloc()'s were, so a cat
  * of one tiny file does not fault in its whole buffer at start-up.
  */

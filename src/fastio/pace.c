@@ -33,12 +33,13 @@
  * Only a reader of small bites is paced. One that has freed half the
  * pipe by the first look, just after a splice found the pipe full, or
  * that takes half a pipe within FIO_PACE_MIN_NS and twice our last
- * sleep's lateness (a sleep lasts 50-150 us more than asked on a virtual
- * machine), or that empties it within one of our sleeps, outruns the
- * timer: a strike. Two strikes in a row (one may be our own lateness)
- * leave it to the kernel for FIO_PACE_SKIP calls, and its pace is then
- * learnt anew. Sleeping for such a reader starved it, and looking at its
- * pipe after every short splice cost a splicing reader.
+ * sleep's lateness (a sleep lasted 50-150 us more than asked on a
+ * virtual machine: BENCHMARKS.md, "FIO_PACE_LOOKS"), or that empties it
+ * within one of our sleeps, outruns the timer: a strike. Two strikes in
+ * a row (one may be our own lateness) leave it to the kernel for
+ * FIO_PACE_SKIP calls, and its pace is then learnt anew. Sleeping for
+ * such a reader starved it, and looking at its pipe after every short
+ * splice cost a splicing reader.
  *
  * The decision (fio_pace_begin, fio_pace_next) is arithmetic on what a
  * look saw; fio_pace() makes the looks and the sleeps.
@@ -149,18 +150,24 @@ fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent, size_t want)
 size_t
 fio_splice_paced(struct fio_pace *pc, int from, int to, size_t size,
 		 uint64_t *sent, size_t len, unsigned flags, int interruptible,
-		 unsigned *calls)
+		 size_t tee_align, unsigned *calls)
 {
 	size_t moved = 0;
 	ssize_t n;
 
-	for (*calls = 0; moved < len; ++*calls) {
+	/* A tee() source starts each call at its first byte again: after
+	 * a short one that ended within a pattern, the next would repeat
+	 * the wrong bytes, so the caller realigns first. */
+	for (*calls = 0; moved < len && (!tee_align || moved % tee_align == 0);
+	     ++*calls) {
 		/* Only a pipe that just filled is looked at: a look takes
 		 * the pipe's lock, which a splicing reader holds; and a
 		 * non-blocking output's splices never wait. */
 		if (*calls > 0 && !(flags & SPLICE_F_NONBLOCK))
 			fio_pace(pc, to, size, *sent, len - moved);
-		n = fio_splice(from, to, len - moved, flags, interruptible);
+		n = tee_align ? fio_tee(from, to, len - moved, flags)
+			      : fio_splice(from, to, len - moved, flags,
+					   interruptible);
 		if (n <= 0) {
 			if (n == 0)
 				errno = ENOSPC;

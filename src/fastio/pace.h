@@ -59,13 +59,17 @@ void fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent,
 /*
  * Move len bytes that the pipe from holds (ours) on to the pipe to, of
  * size bytes, *sent bytes written into it so far (advanced here), pacing
- * its reader (fio_pace) before each splice after the first; *calls
- * counts the splices, for the reader's vote. Returns the bytes moved:
- * len, or fewer with errno from the splice that moved nothing (ENOSPC
- * for a 0). The one paced loop of cat's pump and yes's tee rounds.
+ * its reader (fio_pace) before each call after the first; *calls counts
+ * the calls, for the reader's vote. With tee_align 0 the bytes are
+ * spliced out of from; else tee()d from a source of patterns of
+ * tee_align bytes, stopping early (without an error) after a call that
+ * ended within a pattern. Returns the bytes moved: len, fewer so
+ * stopped, or fewer with errno from the call that moved nothing (ENOSPC
+ * for a 0). The one paced loop of cat's pump and of yes's tee rounds,
+ * through the middle pipe and straight.
  */
 size_t fio_splice_paced(struct fio_pace *pc, int from, int to, size_t size,
 			uint64_t *sent, size_t len, unsigned flags,
-			int interruptible, unsigned *calls);
+			int interruptible, size_t tee_align, unsigned *calls);
 
 #endif

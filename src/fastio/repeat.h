@@ -4,8 +4,8 @@
 
 /*
  * A pattern repeated (fio_repeat): the state its strategies share,
- * repeat.c's start, vmsplice and write, and tee.c's rounds. Not part of
- * the API: programs use fastio.h.
+ * the start, vmsplice and write (repeat.c), and the rounds (tee.c).
+ * Not part of the API: programs use fastio.h.
  */
 
 #include <stddef.h>

@@ -10,19 +10,26 @@
  * read() reader on a Xeon from one hot page in a 1 MiB pipe, and each
  * was far from its best in the other's shape (BENCHMARKS.md,
  * "Strategies"). So the stream is measured as it goes, a window of
- * FIO_SHAPE_WINDOW bytes at a time, and the shape follows the fastest.
+ * FIO_SHAPE_WINDOW_BYTES bytes at a time, and the shape follows the
+ * fastest. This is the probe's one description; the others point here.
  *
  * A probe walks one bit at a time from the choice (coordinate by
  * coordinate: four tries, not eight), each try FIO_SHAPE_WINDOWS
  * windows judged by their median, so that one window that a wake-up or
  * another process made slow or fast decides nothing. Its first try is
  * the shape already in use: a stream that ends within it has built
- * nothing more. A try ends as soon as it cannot win: once more than
- * half its windows were no faster than the best, its median cannot be,
- * and every window of a shape that loses is what a probe costs. Probes
- * grow rarer (the gap doubles) so that what they cost a long stream
- * stays small; a reader that changed its mind in FIO_SHAPE_FLIPS probes
- * in a row is left with the last choice.
+ * nothing more. A challenger wins only where its median beats the
+ * best's by FIO_SHAPE_MARGIN percent: a shape's windows swing in
+ * stretches, and a choice made in a fast one loses the rest of the
+ * stream. A try ends as soon as it cannot win: once more than half its
+ * windows were no faster than that, its median cannot be, and every
+ * window of a shape that loses is what a probe costs. The first probe
+ * after a choice comes FIO_SHAPE_GAP windows later and each next one
+ * twice as late, so that what they cost a long stream stays small; a
+ * reader that changed its mind in FIO_SHAPE_FLIPS probes in a row is
+ * left with the last choice. A shape the caller cannot build is skipped
+ * (fio_shape_refused), a path the kernel refuses dropped for good
+ * (fio_shape_drop).
  */
 
 #define SETTLED (FIO_SHAPE_BITS + 1u)

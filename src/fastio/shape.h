@@ -68,7 +68,7 @@ fio_shape_settled(const struct fio_shapes *st)
 void fio_shape_begin(struct fio_shapes *st, unsigned allowed, unsigned first);
 
 /*
- * fio_shape_next: a window of FIO_SHAPE_WINDOW bytes of st->shape moved
+ * fio_shape_next: a window of FIO_SHAPE_WINDOW_BYTES bytes of st->shape moved
  * bytes in ns nanoseconds; returns the shape for the next window (also
  * in st->shape). Pure: no clock, no syscall.
  */

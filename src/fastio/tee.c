@@ -104,7 +104,8 @@ fill_written(struct repeat *r, int fd, size_t cap, size_t want)
  * The hot source: the same page in every slot, which a reader that
  * copies keeps in its cache. One page of patterns is written into a
  * helper pipe and doubled: the source tee()d into the helper and
- * spliced back, a dozen calls for 256 slots.
+ * spliced back: a write, a splice, and a tee() and a splice a doubling,
+ * 18 calls for 256 slots.
  */
 static size_t
 fill_hot(struct repeat *r, const int src[2], size_t cap)
@@ -329,7 +330,7 @@ one_round(struct tee *t)
 		}
 		moved = fio_splice_paced(&r->pace, t->mid[0], r->out.fd,
 					 r->out.pipe_size, &sent, (size_t)k,
-					 r->splice_flags, 0, &calls);
+					 r->splice_flags, 0, 0, &calls);
 		if (moved > 0)
 			fio_repeat_advance(r, moved);
 		return moved == (size_t)k ? FIO_DONE
@@ -337,21 +338,12 @@ one_round(struct tee *t)
 	}
 	/* Straight: each tee() starts at the source's first slot again, at
 	 * a pattern's start, where the stream is after realign(). */
-	for (calls = 0; moved < n && r->phase == 0; calls++) {
-		if (calls > 0 && !(r->splice_flags & SPLICE_F_NONBLOCK))
-			fio_pace(&r->pace, r->out.fd, r->out.pipe_size, r->sent,
-				 n - moved);
-		k = fio_tee(t->src[hot][0], r->out.fd, n - moved,
-			    r->splice_flags);
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return round_failed(t, 0);
-		}
-		fio_repeat_advance(r, (size_t)k);
-		moved += (size_t)k;
-	}
-	return FIO_DONE;
+	moved = fio_splice_paced(&r->pace, t->src[hot][0], r->out.fd,
+				 r->out.pipe_size, &sent, n, r->splice_flags, 0,
+				 r->len, &calls);
+	if (moved > 0)
+		fio_repeat_advance(r, moved);
+	return moved == n || r->phase != 0 ? FIO_DONE : round_failed(t, 0);
 }
 
 /* FASTIO_FORCE=probe: the next shape allowed after s, in turn. */
@@ -405,7 +397,7 @@ leave_path(struct tee *t, struct fio_shapes *st)
 }
 
 /*
- * The rounds, a window of FIO_SHAPE_WINDOW bytes at a time, each timed:
+ * The rounds, a window of FIO_SHAPE_WINDOW_BYTES bytes at a time, each timed:
  * after a window, shape.c says which shape the next runs. With
  * FASTIO_FORCE=probe every round runs the next shape allowed, in turn,
  * so that the tests see every change of shape.
@@ -426,7 +418,7 @@ rounds(struct tee *t, unsigned allowed)
 			status = FIO_DONE;
 		if (status != FIO_DONE || r->left == 0)
 			return status;
-		if (!forced && r->sent - mark < FIO_SHAPE_WINDOW)
+		if (!forced && r->sent - mark < FIO_SHAPE_WINDOW_BYTES)
 			continue;
 		if (forced)
 			change(t, &st, next_allowed(st.allowed, t->shape), 1);

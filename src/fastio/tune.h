@@ -34,8 +34,10 @@
  * pipe makes writer and reader take turns. Every slot counts against the
  * user's pipe quota (fs.pipe-user-pages-soft, 64 MiB) for as long as the
  * pipe lives: a cat from a file into a pipe holds this and half of it
- * (the private pipe of one chunk), yes this and two rounds (tee.c's
- * source and middle pipes), pipebench its own size (PB_PIPE_SIZE).
+ * (the private pipe of one chunk), yes its output pipe (this or
+ * FIO_PIPE_GULP) and a round's source and middle pipes, up to 768 pages
+ * (doc/design.md, "Pipes and the user's quota"), pipebench its own size
+ * (PB_PIPE_SIZE).
  */
 #ifndef FIO_PIPE_SIZE
 #define FIO_PIPE_SIZE ((size_t)512 << 10)
@@ -123,16 +125,12 @@
 #define FIO_VOTE_BITE 3u
 
 /*
- * The tee strategy's shape is chosen by measuring the reader (shape.c): a
- * window of FIO_SHAPE_WINDOW bytes is timed, a try is FIO_SHAPE_WINDOWS
- * windows judged by their median (one window a wake-up made slow or fast
- * decides nothing; a try ends early once it cannot win), the first new
- * probe comes FIO_SHAPE_GAP windows after a choice and each later one
- * twice as late, and a reader whose choice changed in FIO_SHAPE_FLIPS
- * probes in a row is left with the last.
+ * The probe that chooses the tee strategy's shape (shape.c describes
+ * it): the bytes a window times, the windows a try, the windows before
+ * the first probe after a choice, the probes a reader may flip in.
  */
-#ifndef FIO_SHAPE_WINDOW
-#define FIO_SHAPE_WINDOW ((uint64_t)16 << 20)
+#ifndef FIO_SHAPE_WINDOW_BYTES
+#define FIO_SHAPE_WINDOW_BYTES ((uint64_t)16 << 20)
 #endif
 #ifndef FIO_SHAPE_WINDOWS
 #define FIO_SHAPE_WINDOWS 3u
@@ -141,11 +139,7 @@
 #define FIO_SHAPE_GAP ((uint64_t)128)
 #endif
 #define FIO_SHAPE_FLIPS 3u
-/*
- * A try wins only where its median beats the best's by this many
- * percent: a window of one shape on these machines swings by 2x and
- * more, and a shape chosen by a swing loses the rest of the stream.
- */
+/* The percent a challenger's median must beat the best's by (shape.c). */
 #ifndef FIO_SHAPE_MARGIN
 #define FIO_SHAPE_MARGIN 15u
 #endif

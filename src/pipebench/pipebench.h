@@ -4,7 +4,8 @@
 
 /*
  * pipebench's parts, one file each, every one of them including this:
- *   pipebench.c  the options, parsed once, and one measured run
+ *   pipebench.c  the parts run, and one measured run
+ *   options.c    the command line, parsed once, and --help
  *   measure.c    a transfer measured through libfastio's pump
  *   verify.c     --expect-line and --expect-file's stream checker
  *   ticker.c     the thread that samples the rate and ticks the display
@@ -12,7 +13,7 @@
  *   report.c     0.40's summary
  *   json.c       the JSON writer and --json's summary
  *   units.c      sizes, rates and durations as 0.40 prints them (a leaf)
- *   export.c     --export-* files, written whole or not at all
+ *   export.c     --export-* files, written where the user points
  *   plot.c       --plot and --export-csv's samples
  *   stats.c      --compare's statistics
  *   table.c      --compare's table, warnings, JSON and exports
@@ -21,7 +22,10 @@
  *   parse.c      --pipeline's operands split into stages
  *   signals.c    --pipeline's signals: waited for, told apart, passed on
  *   relay.c      --pipeline's relays between the stages, and its watcher
- *   stages.c     --pipeline's lines, table, verdict, JSON and CSV
+ *   verdict.c    which stage held the rest back: looks at /proc, decided
+ *   view.c       the live view of --pipeline and --watch
+ *   watch.c      --watch: a running pipeline found and looked at
+ *   stages.c     --pipeline's and --watch's table, verdict line, JSON, CSV
  * Calls go down this list's dependencies and never around a circle: the
  * ticker calls the display, the display and the reports call the units.
  */
@@ -61,6 +65,11 @@ struct pb_options {
 	const char **names; /* --name: the commands' names, in order */
 	int nnames;
 };
+
+/* pb_parse_options's answer while the run should go on; else the exit
+ * status (--help, --version, a usage error). */
+#define GO_ON (-1)
+int pb_parse_options(int argc, char **argv, struct pb_options *opt);
 
 extern const struct pb_options *pb_opt;
 extern FILE *pb_status; /* running lines and summary: stderr or -s/-S */
