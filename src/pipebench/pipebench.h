@@ -349,6 +349,12 @@ int pb_watch(const char *pid);
  * the decision itself, from each stage's share of the looks, the
  * source's and their number; what the stage did most (on CPU, ...). */
 void pb_verdict_look(struct pb_pipeline *pl);
+/* The fields of a /proc stat line at path after the command's ")" (which
+ * may hold anything), from the state on, in line; NULL if gone. */
+const char *pb_stat_fields(const char *path, char *line, size_t size);
+/* Process pid's children, at most max, into out: their number, -1 if
+ * gone. */
+int pb_children(long pid, pid_t *out, int max);
 int pb_verdict(const struct pb_pipeline *pl);
 int pb_verdict_decide(const double *held, int n, double source, unsigned looks);
 const char *pb_verdict_kind(const struct pb_stage *st);

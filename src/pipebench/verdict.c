@@ -25,22 +25,47 @@
  * stage's work set the time (the pipeline waited on its source). */
 #define PB_HOLDS 0.25
 
+const char *
+pb_stat_fields(const char *path, char *line, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	char *p = NULL;
+
+	if (f == NULL)
+		return NULL;
+	if (fgets(line, (int)size, f) == NULL ||
+	    (p = strrchr(line, ')')) == NULL || p[1] != ' ')
+		p = NULL;
+	fclose(f);
+	return p != NULL ? p + 2 : NULL;
+}
+
+int
+pb_children(long pid, pid_t *out, int max)
+{
+	char path[64];
+	long child;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", pid, pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (n < max && fscanf(f, "%ld", &child) == 1)
+		out[n++] = (pid_t)child;
+	fclose(f);
+	return n;
+}
+
 /* The state of a task ('R', 'S', 'D', ...) from its stat line, 0 if
- * gone; the command's ")" may hold anything, the state follows the
- * last. */
+ * gone. */
 static char
 state_at(const char *path)
 {
-	char line[512], *p, state = 0;
-	FILE *f = fopen(path, "re");
+	char line[512];
+	const char *p = pb_stat_fields(path, line, sizeof line);
 
-	if (f == NULL)
-		return 0;
-	if (fgets(line, sizeof line, f) != NULL &&
-	    (p = strrchr(line, ')')) != NULL && p[1] == ' ')
-		state = p[2];
-	fclose(f);
-	return state;
+	return p != NULL ? *p : 0;
 }
 
 /* The busier of two states: running, then a disk's wait, then asleep. */
@@ -90,21 +115,18 @@ process_state(long pid)
 static char
 tree_state(pid_t pid)
 {
-	char path[64], best = 0;
-	long child, at = (long)pid, next;
-	int depth;
-	FILE *f;
+	pid_t child[PB_MAX_STAGES];
+	char best = 0;
+	long at = (long)pid;
+	int depth, n, i;
 
 	for (depth = 0; depth < 4 && at > 0 && best != 'R'; depth++) {
 		best = busier(best, process_state(at));
-		snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", at,
-			 at);
-		if ((f = fopen(path, "re")) == NULL)
+		if ((n = pb_children(at, child, PB_MAX_STAGES)) < 0)
 			break;
-		for (next = 0; fscanf(f, "%ld", &child) == 1; next = child)
-			best = busier(best, process_state(child));
-		fclose(f);
-		at = next;
+		for (i = 0; i < n; i++)
+			best = busier(best, process_state((long)child[i]));
+		at = n > 0 ? (long)child[n - 1] : 0;
 	}
 	return best;
 }

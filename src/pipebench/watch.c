@@ -61,40 +61,26 @@ pipe_of(pid_t pid, int fd)
 	return sscanf(link, "pipe:[%lu]", &ino) == 1 ? ino : 0;
 }
 
+static pid_t
+parent_of(pid_t pid)
+{
+	char path[64], line[512];
+	const char *p;
+	long ppid = 0;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((p = pb_stat_fields(path, line, sizeof line)) != NULL)
+		(void)sscanf(p, "%*c %ld", &ppid);
+	return (pid_t)ppid;
+}
+
 /* The children of process pid, at most max; their number. */
 static int
 children_of(pid_t pid, pid_t *out, int max)
 {
-	char path[64];
-	long child;
-	int n = 0;
-	FILE *f;
+	int n = pb_children((long)pid, out, max);
 
-	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid,
-		 (long)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	while (n < max && fscanf(f, "%ld", &child) == 1)
-		out[n++] = (pid_t)child;
-	fclose(f);
-	return n;
-}
-
-static pid_t
-parent_of(pid_t pid)
-{
-	char path[64], line[512], *p;
-	long ppid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	if (fgets(line, sizeof line, f) != NULL &&
-	    (p = strrchr(line, ')')) != NULL)
-		(void)sscanf(p + 2, "%*c %ld", &ppid);
-	fclose(f);
-	return (pid_t)ppid;
+	return n > 0 ? n : 0;
 }
 
 /*
@@ -178,21 +164,19 @@ command_of(pid_t pid)
 static int
 sample(struct pb_stage *st)
 {
-	char path[64], line[1024], *p;
+	char path[64], line[1024];
+	const char *p;
 	unsigned long long ut = 0, stt = 0, v;
 	long tick = sysconf(_SC_CLK_TCK);
 	FILE *f;
 
 	snprintf(path, sizeof path, "/proc/%ld/stat", (long)st->pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if ((p = pb_stat_fields(path, line, sizeof line)) == NULL)
 		return 0;
-	if (fgets(line, sizeof line, f) != NULL &&
-	    (p = strrchr(line, ')')) != NULL)
-		(void)sscanf(p + 2,
-			     "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-			     "%llu %llu",
-			     &ut, &stt);
-	fclose(f);
+	(void)sscanf(p,
+		     "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		     "%llu %llu",
+		     &ut, &stt);
 	if (tick > 0) {
 		st->ru.ru_utime.tv_sec =
 		    (time_t)(ut / (unsigned long long)tick);
