@@ -19,16 +19,18 @@ cpu_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* Where the busy loop's sums go, so that no compiler drops the loop. */
+static volatile unsigned long sink;
+
 /* On the CPU for ms milliseconds of its own time. */
 static void
 work(double ms)
 {
-	volatile unsigned long x = 0;
 	double until = cpu_ms() + ms;
 
 	while (cpu_ms() < until)
 		for (int i = 0; i < 10000; i++)
-			x += (unsigned long)i;
+			sink += (unsigned long)i;
 }
 
 static int
