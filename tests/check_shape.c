@@ -259,6 +259,36 @@ START_TEST(probe_again)
 END_TEST
 
 /*
+ * A choice made in a fast stretch of its shape (pv taking pages tee()d
+ * straight at 90 GB/s or 30 by turns) that then falls behind the shape it
+ * replaced, by more than FIO_SHAPE_MARGIN over the median of its last
+ * FIO_SHAPE_WINDOWS windows, gives way to it until the next probe; one that slows less
+ * keeps its place.
+ */
+START_TEST(falls_behind)
+{
+	struct reader fast = {{10, 20, 9, 9, 9, 9, 9, 9}},
+		      slow = {{10, 5, 9, 9, 9, 9, 9, 9}},
+		      near = {{10, 9, 9, 9, 9, 9, 9, 9}};
+	struct fio_shapes st;
+	unsigned n, ran = 0;
+
+	fio_shape_begin(&st, ALL, 0);
+	settle(&st, &fast, 100, &ran);
+	ck_assert_uint_eq(st.shape, H);
+	for (n = 0; n < 2 * WIN; n++)
+		ck_assert_uint_eq(window(&st, &near), H);
+	/* The last windows' median: more than half of them slow. */
+	for (n = 0; n + 1 < LOST; n++)
+		ck_assert_uint_eq(window(&st, &slow), H);
+	ck_assert_uint_eq(window(&st, &slow), 0);
+	ck_assert(fio_shape_settled(&st));
+	for (n = 0; n < 10 * WIN; n++)
+		ck_assert_uint_eq(window(&st, &fast), 0);
+}
+END_TEST
+
+/*
  * A reader that never settles (its fastest shape another at every probe)
  * is left with the last choice after FIO_SHAPE_FLIPS probes in a row that
  * changed it: no more probes, no more changes.
@@ -414,6 +444,7 @@ shape_suite(void)
 	tcase_add_test(tc, end_during_probe);
 	tcase_add_test(tc, probe_again);
 	tcase_add_test(tc, never_settles);
+	tcase_add_test(tc, falls_behind);
 	tcase_add_test(tc, refused);
 	tcase_add_loop_test(tc, refused_in_use, 0, 4);
 	tcase_add_loop_test(tc, dropped, 0, 5);

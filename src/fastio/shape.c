@@ -27,9 +27,11 @@
  * after a choice comes FIO_SHAPE_GAP windows later and each next one
  * twice as late, so that what they cost a long stream stays small; a
  * reader that changed its mind in FIO_SHAPE_FLIPS probes in a row is
- * left with the last choice. A shape the caller cannot build is skipped
- * (fio_shape_refused), a path the kernel refuses dropped for good
- * (fio_shape_drop).
+ * left with the last choice. A choice that, settled, falls behind the
+ * shape it replaced gives way to it (fell_behind): a probe is a few
+ * windows, and a reader may be fast in a shape for that long only. A
+ * shape the caller cannot build is skipped (fio_shape_refused), a path
+ * the kernel refuses dropped for good (fio_shape_drop).
  */
 
 #define SETTLED (FIO_SHAPE_BITS + 1u)
@@ -44,7 +46,7 @@ fio_shape_begin(struct fio_shapes *st, unsigned allowed, unsigned first)
 	st->bit = 0;
 	st->windows = 0;
 	st->flips = 0;
-	st->best_rate = 0;
+	st->best_rate = st->before_rate = 0;
 	st->wait = 0;
 	st->gap = FIO_SHAPE_GAP;
 	for (i = 0; i < FIO_SHAPE_WINDOWS; i++)
@@ -100,11 +102,39 @@ next_try(struct fio_shapes *st)
 	return st->best;
 }
 
+/*
+ * Settled on a challenger: has it fallen behind the shape it replaced?
+ * Its last FIO_SHAPE_WINDOWS windows, by their median, against that
+ * shape's median in the probe, by FIO_SHAPE_MARGIN percent. A reader's
+ * rate in a shape may swing in stretches longer than a probe: pv 1.6
+ * splicing pages tee()d straight into its pipe took them at 90 GB/s or
+ * at 30 by turns, for whole seconds, where through the middle pipe it
+ * took a steady 50 (fc-v782). A probe that ran in a fast stretch chose
+ * the swinging shape; kept, it lost the slow stretches.
+ */
+static int
+fell_behind(struct fio_shapes *st, uint64_t rate)
+{
+	st->rate[st->windows++ % FIO_SHAPE_WINDOWS] = rate;
+	return st->windows >= FIO_SHAPE_WINDOWS &&
+	       median(st->rate) * (100 + FIO_SHAPE_MARGIN) <
+		   st->before_rate * 100;
+}
+
 unsigned
 fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns)
 {
+	uint64_t rate = ns > 0 ? bytes * 1000 / ns : bytes * 1000;
 	int lost;
 
+	/* Even where probing has stopped: the choice it stopped on gives
+	 * way to the shape before it, and then nothing changes. */
+	if (st->bit == SETTLED && st->best != st->before &&
+	    (st->allowed & 1u << st->before) && fell_behind(st, rate)) {
+		st->best = st->shape = st->before;
+		st->windows = 0;
+		return st->shape;
+	}
 	if (st->done)
 		return st->shape;
 	if (st->bit == SETTLED) {
@@ -116,7 +146,7 @@ fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns)
 		st->before = st->best;
 		return st->shape;
 	}
-	st->rate[st->windows++] = ns > 0 ? bytes * 1000 / ns : bytes * 1000;
+	st->rate[st->windows++] = rate;
 	lost = st->shape != st->best && beaten(st);
 	if (!lost && st->windows < FIO_SHAPE_WINDOWS)
 		return st->shape;
@@ -126,6 +156,8 @@ fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns)
 	if (!lost) {
 		st->best = st->shape;
 		st->best_rate = median(st->rate);
+		if (st->shape == st->before)
+			st->before_rate = st->best_rate;
 	}
 	st->shape = next_try(st);
 	return st->shape;

@@ -32,7 +32,9 @@
  * try (fewer for one that can no longer win), and keeps the fastest by
  * the median of its windows. Then it settles for a gap of windows that
  * doubles after each probe, and probes again: a reader can change (pv
- * paused, a consumer that goes from parsing to skipping). A reader whose
+ * paused, a consumer that goes from parsing to skipping). A new choice
+ * that falls behind the shape it replaced while settled gives way to
+ * it until the next probe. A reader whose
  * choice changed in FIO_SHAPE_FLIPS probes in a row never settles:
  * probing stops.
  */
@@ -46,10 +48,12 @@ struct fio_shapes {
 	unsigned windows; /* windows of the try so far */
 	unsigned flips;	  /* probes in a row that changed the choice */
 	int done;	  /* probing has stopped for good */
-	uint64_t rate[FIO_SHAPE_WINDOWS]; /* the try's windows, bytes/us */
-	uint64_t best_rate; /* the median of the best try, this probe */
-	uint64_t wait;	    /* settled: windows until the next probe */
-	uint64_t gap;	    /* the next settled stretch, in windows */
+	/* The try's windows, bytes/us (settled on a challenger: its last). */
+	uint64_t rate[FIO_SHAPE_WINDOWS];
+	uint64_t best_rate;   /* the median of the best try, this probe */
+	uint64_t before_rate; /* the median of before's try, this probe */
+	uint64_t wait;	      /* settled: windows until the next probe */
+	uint64_t gap;	      /* the next settled stretch, in windows */
 };
 
 /* Settled: the choice is made until the next probe (or for good). */
