@@ -614,6 +614,50 @@ START_TEST(gulp_vote)
 END_TEST
 
 /*
+ * From a pipe into /dev/null, whose writer grows the pipe once the
+ * stream is long (yes, pv, pipebench do): the chunks follow it after
+ * FIO_VOTE_ROUNDS full ones, not staying at the 64 KiB the input came
+ * with (pipebench's pass-through of yes: sixteen times the calls, a
+ * third of pv's rate).
+ */
+START_TEST(grown_input)
+{
+	static char block[FIO_PIPE_GULP];
+	int p[2], null, round;
+	struct fio_fd in, out;
+	struct fio_pump pump;
+	size_t queued;
+	char buf[64];
+	ssize_t n;
+
+	fio_reset();
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_ge(null = open("/dev/null", O_WRONLY), 0);
+	pump_open(&pump, &in, p[0], &out, null, buf, sizeof buf, FIO_FOREVER,
+		  0);
+	ck_assert_int_eq(fio_pump_strategy(&pump), FIO_SPLICE);
+	ck_assert_uint_eq(pump.chunk, fio_min(in.pipe_size, FIO_SPLICE_CHUNK));
+	if (in.pipe_size >= FIO_SPLICE_CHUNK ||
+	    fio_pipe_grow(p[1], FIO_PIPE_GULP) < FIO_PIPE_GULP) {
+		fio_pump_end(&pump);
+		return; /* no bigger pipe to be had here */
+	}
+	/* Pipefuls, each taken whole (never a call on an empty pipe). */
+	for (round = 0; round < 4; round++) {
+		ck_assert_int_eq(write(p[1], block, sizeof block),
+				 (ssize_t)sizeof block);
+		for (queued = sizeof block; queued > 0; queued -= (size_t)n)
+			ck_assert_int_gt(n = fio_pump_fill(&pump), 0);
+	}
+	ck_assert_uint_eq(pump.chunk, FIO_SPLICE_CHUNK);
+	fio_pump_end(&pump);
+	close(p[0]);
+	close(p[1]);
+	close(null);
+}
+END_TEST
+
+/*
  * A reader of page-sized bites that does some work on each byte (a
  * hash through a chain of multiplies, so the compiler cannot hurry it)
  * runs at a few hundred MB/s, like mawk. Into it a child moves PACED
@@ -776,6 +820,7 @@ pump_suite(void)
 	tcase_add_test(tc, copy_strategies);
 	tcase_add_loop_test(tc, bite_vote, 0, 3);
 	tcase_add_test(tc, gulp_vote);
+	tcase_add_test(tc, grown_input);
 	tcase_add_test(tc, pace_learns_within_a_call);
 	suite_add_tcase(s, tc);
 	suite_add_needing(s, "pace", paced_reader, 4, paced);

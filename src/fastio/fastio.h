@@ -272,6 +272,7 @@ struct fio_pump {
 	int grown;	      /* the output pipe's growth was decided */
 	size_t grown_from;    /* we grew it from this size (0: not) */
 	size_t chunk;	      /* bytes per zero-copy call */
+	unsigned full;	      /* pipe to non-pipe: full chunks since a look */
 	struct fio_vote vote; /* the reader's (pump.c, vote()) */
 	int small;	      /* it voted for small splices from files */
 	struct fio_pace pace; /* the output pipe's reader (pace.c) */

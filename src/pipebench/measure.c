@@ -114,13 +114,19 @@ failed(struct pb_transfer *r, const struct fio_pump *p)
 static void
 grow_when_long(struct pb_transfer *r, struct fio_pump *p)
 {
+	size_t out;
+
 	if (r->grown || r->bytes <= r->in.pipe_size)
 		return;
 	r->grown = 1;
 	if (r->in.kind == FIO_PIPE)
 		r->in.pipe_size = fio_pipe_grow(r->in.fd, PB_PIPE_SIZE);
+	/* Called for any output: a splice from the grown input pipe into
+	 * a file or /dev/null takes what that pipe holds, 16 times what
+	 * the pipe it came in held. */
+	out = fio_pump_grow(p, PB_PIPE_SIZE);
 	if (r->out.kind == FIO_PIPE)
-		r->out.pipe_size = fio_pump_grow(p, PB_PIPE_SIZE);
+		r->out.pipe_size = out;
 }
 
 /* The pump's steps until the end, a limit, an error or a SIGINT. */
