@@ -262,8 +262,8 @@ END_TEST
  * A choice made in a fast stretch of its shape (pv taking pages tee()d
  * straight at 90 GB/s or 30 by turns) that then falls behind the shape it
  * replaced, by more than FIO_SHAPE_MARGIN over the median of its last
- * FIO_SHAPE_WINDOWS windows, gives way to it until the next probe; one that slows less
- * keeps its place.
+ * FIO_SHAPE_WINDOWS windows, gives way to it until the next probe; one that
+ * slows less keeps its place.
  */
 START_TEST(falls_behind)
 {

@@ -33,10 +33,9 @@
  * the median of its windows. Then it settles for a gap of windows that
  * doubles after each probe, and probes again: a reader can change (pv
  * paused, a consumer that goes from parsing to skipping). A new choice
- * that falls behind the shape it replaced while settled gives way to
- * it until the next probe. A reader whose
- * choice changed in FIO_SHAPE_FLIPS probes in a row never settles:
- * probing stops.
+ * that falls behind the shape it replaced while settled gives way to it
+ * until the next probe. A reader whose choice changed in
+ * FIO_SHAPE_FLIPS probes in a row never settles: probing stops.
  */
 struct fio_shapes {
 	unsigned allowed; /* bit s set: shape s can be built here */
