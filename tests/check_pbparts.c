@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pipebench/pipebench.h"
 #include "prog.h"
@@ -286,6 +287,34 @@ START_TEST(verdicts)
 }
 END_TEST
 
+/* The fields of a stat line, numbered as proc(5) numbers them, after a
+ * command that holds spaces and ")": written to a file and read back as
+ * pb_stat_fields reads /proc. */
+START_TEST(stat_fields)
+{
+	char path[] = "/tmp/pbstat.XXXXXX", line[512];
+	const char *p;
+	FILE *f;
+	int fd;
+
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
+	fputs("4242 (a b) c) S 17 4242 4242 0 -1 4194560 1 2 3 4 55 66 "
+	      "0 0 20 0 3 0 99\n",
+	      f);
+	fclose(f);
+	p = pb_stat_fields(path, line, sizeof line);
+	unlink(path);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(*p, 'S');
+	ck_assert_uint_eq(pb_stat_field(p, PB_STAT_PPID), 17);
+	ck_assert_uint_eq(pb_stat_field(p, PB_STAT_UTIME), 55);
+	ck_assert_uint_eq(pb_stat_field(p, PB_STAT_STIME), 66);
+	ck_assert_uint_eq(pb_stat_field(p, PB_STAT_THREADS), 3);
+	ck_assert_uint_eq(pb_stat_field(p, 40), 0);
+}
+END_TEST
+
 static Suite *
 pbparts_suite(void)
 {
@@ -301,6 +330,7 @@ pbparts_suite(void)
 	tcase_add_test(tc, compare_statistics);
 	tcase_add_test(tc, plot);
 	tcase_add_test(tc, plot_buckets);
+	tcase_add_test(tc, stat_fields);
 	tcase_add_test(tc, verdicts);
 	suite_add_tcase(s, tc);
 	return s;

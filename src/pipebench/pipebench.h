@@ -352,6 +352,13 @@ void pb_verdict_look(struct pb_pipeline *pl);
 /* The fields of a /proc stat line at path after the command's ")" (which
  * may hold anything), from the state on, in line; NULL if gone. */
 const char *pb_stat_fields(const char *path, char *line, size_t size);
+/* Field k of a stat line (proc(5) numbers them from 1, the pid), from
+ * what pb_stat_fields returned; 0 if the line is shorter. */
+unsigned long long pb_stat_field(const char *fields, int k);
+#define PB_STAT_PPID	4
+#define PB_STAT_UTIME	14
+#define PB_STAT_STIME	15
+#define PB_STAT_THREADS 20
 /* Process pid's children, at most max, into out: their number, -1 if
  * gone. */
 int pb_children(long pid, pid_t *out, int max);

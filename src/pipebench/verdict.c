@@ -60,6 +60,17 @@ pb_stat_fields(const char *path, char *line, size_t size)
 	return p + 2;
 }
 
+unsigned long long
+pb_stat_field(const char *fields, int k)
+{
+	const char *p = fields;
+	int at;
+
+	for (at = 3; at < k && (p = strchr(p, ' ')) != NULL; at++)
+		p++;
+	return p != NULL ? strtoull(p, NULL, 10) : 0;
+}
+
 int
 pb_children(long pid, pid_t *out, int max)
 {
@@ -112,19 +123,13 @@ process_state(long pid)
 	char path[300], line[512], best = 0;
 	const char *p;
 	struct dirent *d;
-	long threads = 0;
 	DIR *dir;
 	int n = 0;
 
 	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
 	if ((p = pb_stat_fields(path, line, sizeof line)) == NULL)
 		return 0;
-	/* num_threads, the stat line's 20th field, 17 after the state. */
-	(void)sscanf(p,
-		     "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
-		     "%*u %*d %*d %*d %*d %ld",
-		     &threads);
-	if (threads <= 1 || *p == 'R')
+	if (pb_stat_field(p, PB_STAT_THREADS) <= 1 || *p == 'R')
 		return *p;
 	snprintf(path, sizeof path, "/proc/%ld/task", pid);
 	if ((dir = opendir(path)) == NULL)

@@ -66,12 +66,10 @@ parent_of(pid_t pid)
 {
 	char path[64], line[512];
 	const char *p;
-	long ppid = 0;
 
 	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if ((p = pb_stat_fields(path, line, sizeof line)) != NULL)
-		(void)sscanf(p, "%*c %ld", &ppid);
-	return (pid_t)ppid;
+	p = pb_stat_fields(path, line, sizeof line);
+	return p != NULL ? (pid_t)pb_stat_field(p, PB_STAT_PPID) : 0;
 }
 
 /* The children of process pid, at most max; their number. */
@@ -166,17 +164,15 @@ sample(struct pb_stage *st)
 {
 	char path[64], line[1024];
 	const char *p;
-	unsigned long long ut = 0, stt = 0, v;
+	unsigned long long ut, stt, v;
 	long tick = sysconf(_SC_CLK_TCK);
 	FILE *f;
 
 	snprintf(path, sizeof path, "/proc/%ld/stat", (long)st->pid);
 	if ((p = pb_stat_fields(path, line, sizeof line)) == NULL)
 		return 0;
-	(void)sscanf(p,
-		     "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-		     "%llu %llu",
-		     &ut, &stt);
+	ut = pb_stat_field(p, PB_STAT_UTIME);
+	stt = pb_stat_field(p, PB_STAT_STIME);
 	if (tick > 0) {
 		st->ru.ru_utime.tv_sec =
 		    (time_t)(ut / (unsigned long long)tick);
