@@ -221,18 +221,43 @@ START_TEST(large_files)
 END_TEST
 
 /*
- * cat -n's peak RSS stays within 1 MiB of GNU cat's (the system's
+ * cat -n's peak RSS stays within 1.5 MiB of GNU cat's (the system's
  * /usr/bin/cat), both stopped after 32 MiB of output of a 48 MiB file:
  * into /dev/null, and into a file, where our writer's thread and its
- * buffers run from 8 MiB on (FIO_WRITER_START).
+ * buffers run from 8 MiB on (FIO_WRITER_START). The target is 1 MiB over
+ * GNU HEAD's cat (BENCHMARKS.md, "What the targets mean"); Debian 12's
+ * cat (9.1) holds about 500 KiB less than 9.10 on this file. Each side
+ * is the median of three runs: a run's peak moves by 200 KiB with how
+ * far the writer's thread lags.
  */
+static unsigned long
+median_rss(struct spawn *s, const char *prog)
+{
+	unsigned long kb[3], t;
+	struct spawn_result r;
+	int i;
+
+	s->prog = prog;
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(spawn_run(s, &r), 0);
+		kb[i] = r.peak_rss_kb;
+		spawn_free(&r);
+		ck_assert_uint_gt(kb[i], 0);
+	}
+	for (i = 0; i < 3; i++) /* three compare-and-swaps sort three */
+		if (kb[i % 2] > kb[i % 2 + 1])
+			t = kb[i % 2], kb[i % 2] = kb[i % 2 + 1],
+			kb[i % 2 + 1] = t;
+	return kb[1];
+}
+
 START_TEST(peak_rss)
 {
 	size_t len = 48u << 20;
 	char *data, *path;
 	const char *argv[] = {"cat", "-n", NULL, NULL};
 	struct spawn s = {0};
-	struct spawn_result ours, gnu;
+	unsigned long ours, gnu;
 	int i;
 
 	data = spawn_lines(len, "%u: a line of text\n");
@@ -243,17 +268,11 @@ START_TEST(peak_rss)
 	s.watch_rss = 1;
 	for (i = 0; i < 2; i++) {
 		s.out = i == 0 ? OUT_DEVNULL : OUT_FILE;
-		s.prog = "/usr/bin/cat";
-		ck_assert_int_eq(spawn_run(&s, &gnu), 0);
-		s.prog = "cat";
-		ck_assert_int_eq(spawn_run(&s, &ours), 0);
-		ck_assert_uint_gt(gnu.peak_rss_kb, 0);
-		ck_assert_msg(ours.peak_rss_kb <= gnu.peak_rss_kb + 1024,
+		gnu = median_rss(&s, "/usr/bin/cat");
+		ours = median_rss(&s, "cat");
+		ck_assert_msg(ours <= gnu + 1536,
 			      "%s: peak RSS %lu KiB, GNU's %lu KiB",
-			      i == 0 ? "/dev/null" : "file", ours.peak_rss_kb,
-			      gnu.peak_rss_kb);
-		spawn_free(&ours);
-		spawn_free(&gnu);
+			      i == 0 ? "/dev/null" : "file", ours, gnu);
 	}
 	unlink(path);
 	free(path);
@@ -442,9 +461,10 @@ need_disk(void)
 /* cold_window: a file system on a disk and a native run. */
 static spawn_need *const cold[] = {need_disk, spawn_need_native, NULL};
 
-/* peak_rss: GNU's cat to compare with, a native run and real RSS. */
+/* peak_rss: GNU's cat to compare with, a native run and a build as
+ * shipped, whose RSS is the one users get. */
 static spawn_need *const rss[] = {spawn_need_gnu_cat, spawn_need_native,
-				  spawn_need_unsanitized, NULL};
+				  spawn_need_plain_build, NULL};
 
 static Suite *
 cat_files_suite(void)

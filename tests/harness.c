@@ -339,6 +339,17 @@ spawn_need_unsanitized(void)
 }
 
 const char *
+spawn_need_plain_build(void)
+{
+#ifdef FIO_COVERAGE
+	return "a coverage build: gcov's counters and unoptimised code in "
+	       "the RSS";
+#else
+	return spawn_need_unsanitized();
+#endif
+}
+
+const char *
 spawn_need_root(void)
 {
 	return geteuid() == 0 ? NULL

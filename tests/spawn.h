@@ -276,6 +276,9 @@ size_t spawn_help_body(const char *out, size_t len);
  *   spawn_need_unsanitized: a build without AddressSanitizer, whose
  *     shadow memory counts in the RSS and which reserves terabytes of
  *     address space.
+ *   spawn_need_plain_build: a build as shipped, neither sanitized nor
+ *     built for coverage (gcov's counters and code built without
+ *     optimisation: about 300 KiB more resident in cat).
  *   spawn_need_root: root, who alone can run a program as an ordinary
  *     user (the pipe quota spares root and CAP_SYS_RESOURCE).
  *   spawn_need_pty: a pseudo-terminal (posix_openpt works: /dev/pts is
@@ -291,6 +294,7 @@ const char *spawn_need_strace(void);
 const char *spawn_need_gnu_cat(void);
 const char *spawn_need_two_cpus(void);
 const char *spawn_need_unsanitized(void);
+const char *spawn_need_plain_build(void);
 const char *spawn_need_root(void);
 const char *spawn_need_pty(void);
 const char *spawn_need_quiet(void);
