@@ -40,22 +40,30 @@ size_of(int *rows, int *cols)
 
 /*
  * Hold the bottom lines: make room below the cursor, then a scrolling
- * region above them, the cursor kept (setting a region homes it).
+ * region above them, the cursor kept (setting a region homes it). After
+ * what first, in the same write: stderr is unbuffered, and a stage's
+ * line written between our newlines and our move back up would be
+ * under the cursor we restore, and overwritten by the next.
  */
 static void
-hold(int n)
+hold(int n, const char *first)
 {
+	char out[PB_MAX_STAGES + 128];
+	size_t len;
 	int i;
 
 	size_of(&view.rows, &view.cols);
+	len = (size_t)snprintf(out, sizeof out, "%s", first);
 	if (view.rows < n + 3 || view.cols < 20) {
 		view.lines = 0;
-		return;
+	} else {
+		view.lines = n;
+		for (i = 0; i < n; i++)
+			out[len++] = '\n';
+		snprintf(out + len, sizeof out - len,
+			 "\033[%dA\0337\033[1;%dr\0338", n, view.rows - n);
 	}
-	view.lines = n;
-	for (i = 0; i < n; i++)
-		fputc('\n', view.f);
-	fprintf(view.f, "\033[%dA\0337\033[1;%dr\0338", n, view.rows - n);
+	fputs(out, view.f);
 	fflush(view.f);
 }
 
@@ -66,7 +74,7 @@ pb_view_setup(struct pb_pipeline *pl)
 	view.tty = isatty(fileno(view.f));
 	view.on = !pb_opt->quiet && (view.tty || pb_opt->progress);
 	if (view.on && view.tty)
-		hold(pl->n);
+		hold(pl->n, "");
 	view.next = 0;
 	return view.on;
 }
@@ -161,8 +169,7 @@ pb_view_frame(struct pb_pipeline *pl, int last)
 		size_of(&rows, &cols);
 		if (rows != view.rows || cols != view.cols) {
 			/* Resized: the region again, for the new size. */
-			fputs("\0337\033[r\0338", view.f);
-			hold(pl->n);
+			hold(pl->n, "\0337\033[r\0338");
 		}
 		if (view.lines == 0)
 			return;
@@ -179,16 +186,19 @@ pb_view_end(struct pb_pipeline *pl)
 		return;
 	pb_view_frame(pl, 1);
 	if (view.tty && view.lines > 0) {
+		char out[PB_MAX_STAGES * 16 + 16] = "\0337\033[r";
+		size_t n = strlen(out);
 		int i;
 
 		/* The whole screen scrolls again; our rows cleared and the
 		 * cursor where the stages left it, so that the table follows
-		 * their last line. */
-		fputs("\0337\033[r", view.f);
+		 * their last line. One write, as in hold(). */
 		for (i = 0; i < view.lines; i++)
-			fprintf(view.f, "\033[%d;1H\033[K",
-				view.rows - view.lines + 1 + i);
-		fputs("\0338", view.f);
+			n += (size_t)snprintf(out + n, sizeof out - n,
+					      "\033[%d;1H\033[K",
+					      view.rows - view.lines + 1 + i);
+		snprintf(out + n, sizeof out - n, "\0338");
+		fputs(out, view.f);
 		fflush(view.f);
 	}
 	view.on = 0;
