@@ -233,7 +233,7 @@ END_TEST
 static unsigned long
 median_rss(struct spawn *s, const char *prog)
 {
-	unsigned long kb[3], t;
+	unsigned long kb[3], lo, hi;
 	struct spawn_result r;
 	int i;
 
@@ -244,11 +244,10 @@ median_rss(struct spawn *s, const char *prog)
 		spawn_free(&r);
 		ck_assert_uint_gt(kb[i], 0);
 	}
-	for (i = 0; i < 3; i++) /* three compare-and-swaps sort three */
-		if (kb[i % 2] > kb[i % 2 + 1])
-			t = kb[i % 2], kb[i % 2] = kb[i % 2 + 1],
-			kb[i % 2 + 1] = t;
-	return kb[1];
+	/* The third clamped between the other two. */
+	lo = kb[0] < kb[1] ? kb[0] : kb[1];
+	hi = kb[0] < kb[1] ? kb[1] : kb[0];
+	return kb[2] < lo ? lo : kb[2] > hi ? hi : kb[2];
 }
 
 START_TEST(peak_rss)
