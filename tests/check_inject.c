@@ -41,10 +41,18 @@ struct setup {
 };
 
 static const struct setup setups[] = {
-    {"yes tee",
+    {"yes rounds",
      "yes",
      {NULL},
      NULL,
+     IN_DEVNULL,
+     OUT_PIPE,
+     4 * MIB,
+     {"vmsplice", "pipe2", "fcntl", "mmap", "write"}},
+    {"yes tee",
+     "yes",
+     {NULL},
+     "FASTIO_DISABLE=vmsplice",
      IN_DEVNULL,
      OUT_PIPE,
      4 * MIB,
@@ -547,7 +555,13 @@ static const struct {
      "FASTIO_DISABLE=tee",
      OUT_PIPE,
      ""},
-    {"yes", "tee:error=EOPNOTSUPP:when=1+", {NULL}, NULL, OUT_PIPE, ""},
+    {"yes", "vmsplice:error=EPERM:when=1+", {NULL}, NULL, OUT_PIPE, ""},
+    {"yes",
+     "tee:error=EOPNOTSUPP:when=1+",
+     {NULL},
+     "FASTIO_DISABLE=vmsplice",
+     OUT_PIPE,
+     ""},
     {"pipebench", "splice:error=EINVAL:when=1", {"-q"}, NULL, OUT_PIPE, ""},
 };
 #define NWITNESSES (int)(sizeof witnesses / sizeof witnesses[0])

@@ -668,11 +668,10 @@ END_TEST
  * reads of a full pipe wake it nearly once a read. _i: bit 0 unpaced,
  * bit 1 fio_repeat.
  *
- * fio_repeat's light stage (its first FIO_LIGHT_BYTES, repeat.c) writes
- * as GNU's yes does, into the pipe as the kernel made it: half of 64 KiB
- * lasts such a reader less than a sleep of ours, so it is not paced, and
- * each of the reader's reads there may wake it. Those reads are allowed
- * a sleep each; the bound holds for the rest.
+ * fio_repeat's start (repeat.c, FIO_STAGE_START) writes as GNU's yes
+ * does, into the pipe as the kernel made it, unpaced: each of the
+ * reader's reads there may wake it. Those reads are allowed a sleep
+ * each; the bound holds for the rest.
  *
  * A sleep of ours on a virtual machine now and then lasts a millisecond
  * more than asked, and two such in a row rightly leave the reader to
@@ -693,9 +692,9 @@ paced_byte(int repeat, size_t i)
 }
 
 /* One run of variant i; the child's sleeps, its reader's reads in
- * *reads, and those of the light stage in *light. */
+ * *reads, and those of the start in *start. */
 static long
-paced_run(int i, unsigned *reads, unsigned *light)
+paced_run(int i, unsigned *reads, unsigned *start)
 {
 	static unsigned char buf[4096];
 	int repeat = i >> 1;
@@ -711,8 +710,8 @@ paced_run(int i, unsigned *reads, unsigned *light)
 	*reads = 0;
 	fd = vote_file(PACED, 0);
 	ck_assert_int_eq(pipe(p), 0);
-	*light = repeat ? (unsigned)(fio_repeat_stage_end(
-					 FIO_STAGE_LIGHT,
+	*start = repeat ? (unsigned)(fio_repeat_stage_end(
+					 FIO_STAGE_START,
 					 (size_t)fcntl(p[1], F_GETPIPE_SZ)) /
 				     sizeof buf)
 			: 0;
@@ -756,14 +755,14 @@ paced_run(int i, unsigned *reads, unsigned *light)
 
 START_TEST(paced_reader)
 {
-	unsigned reads, light, best_reads = 0;
+	unsigned reads, start, best_reads = 0;
 	long sleeps, best = -1;
 	int try;
 
 	for (try = 0; try < PACED_TRIES; try++) {
-		sleeps = paced_run(_i, &reads, &light);
+		sleeps = paced_run(_i, &reads, &start);
 		if (_i & 1 ? (unsigned long)sleeps > reads / 4
-			   : (unsigned long)sleeps < light + reads / 16)
+			   : (unsigned long)sleeps < start + reads / 16)
 			return;
 		if (best < 0 || (_i & 1 ? sleeps > best : sleeps < best)) {
 			best = sleeps;

@@ -6,8 +6,8 @@
  * the programs could do without (tee, vmsplice, splice, copy_file_range,
  * sendfile, a pipe's growth by F_SETPIPE_SZ, a second thread) is refused
  * with each of the three at its first call and every later one, at its
- * second alone, and from a late one on, in every shape of yes's tee
- * rounds (the probe off, on and forced), its vmsplice, cat plain,
+ * second alone, and from a late one on, in every shape of yes's rounds
+ * (the probe off, on and forced), its vmsplice, cat plain,
  * formatting, many small files and from a pipe, and pipebench's relays:
  * each run must give the bytes and the end of the same run without the
  * refusal, and nothing on stderr. The refusals are counted calls of
@@ -65,13 +65,16 @@ static const struct setup setups[] = {
 	"tee", "splice", "fcntl"),
     YES("yes pages middle", "FASTIO_DISABLE=probe,hotpage,direct,gulp", 0,
 	"tee", "splice", "fcntl"),
-    YES("yes pages direct gulp", "FASTIO_DISABLE=probe,hotpage,middle", 0,
-	"tee", "fcntl"),
-    YES("yes pages direct", "FASTIO_DISABLE=probe,hotpage,middle,gulp", 0,
-	"tee", "fcntl"),
-    /* The probe as it runs, and changing the shape every round. */
-    YES("yes probe", NULL, 1, "tee", "splice", "fcntl"),
-    YES("yes probe forced", "FASTIO_FORCE=probe", 1, "tee", "splice", "fcntl"),
+    YES("yes pages direct gulp", "FASTIO_DISABLE=probe,hotpage,middle,vmsplice",
+	0, "tee", "fcntl"),
+    YES("yes pages direct", "FASTIO_DISABLE=probe,hotpage,middle,gulp,vmsplice",
+	0, "tee", "fcntl"),
+    YES("yes vmsplice shape", "FASTIO_DISABLE=probe", 0, "vmsplice", "fcntl"),
+    /* As it runs (its first shape, vmsplice()), and changing the shape
+     * every round. */
+    YES("yes probe", NULL, 1, "vmsplice", "fcntl"),
+    YES("yes probe forced", "FASTIO_FORCE=probe", 1, "vmsplice", "tee",
+	"splice", "fcntl"),
     YES("yes vmsplice", "FASTIO_DISABLE=tee", 1, "vmsplice", "fcntl"),
     {"cat file>pipe",
      "cat",

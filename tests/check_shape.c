@@ -19,7 +19,11 @@
 #define H   FIO_SHAPE_HOT
 #define D   FIO_SHAPE_DIRECT
 #define G   FIO_SHAPE_GULP
+#define V   FIO_SHAPE_VMSPLICE
+/* The tee() shapes; with VD, the vmsplice() shapes as tee.c allows them. */
 #define ALL 0xffu
+#define VD  (V | D)
+#define VMS (1u << VD | 1u << (VD | G))
 /* The windows of a try that loses: it ends once more than half its
  * windows were no faster than the best, since its median cannot be. */
 #define LOST (WIN / 2 + 1)
@@ -66,6 +70,7 @@ struct choice_case {
 	struct reader rd;
 	int fast, nfast;  /* windows (from 0) fifty times as fast */
 	int slow;	  /* a window fifty times as slow, or -1 */
+	unsigned other;	  /* the other source's first, plus one; 0: none */
 	unsigned choice;  /* what the first probe must settle on */
 	unsigned windows; /* the windows it takes */
 	unsigned never;	  /* shapes it must never run */
@@ -165,6 +170,41 @@ static const struct choice_case choices[] = {
      .choice = G | H,
      .windows = 2 * WIN + 2 * LOST,
      .never = 0},
+    {.what = "vmsplice() first, tee() faster: the other source next, then "
+	     "its neighbours",
+     .allowed = ALL | VMS,
+     .first = VD,
+     .rd = {{12, 11, 12, 11, 25, 20, 12, 11, 0, 0, 10, 0, 0, 0, 9, 0}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = -1,
+     .other = H + G + 1,
+     .choice = G,
+     .windows = 3 * WIN + 2 * LOST,
+     .never = 0},
+    {.what = "vmsplice() first and fastest: it stays; the other source and "
+	     "the size tried",
+     .allowed = ALL | VMS,
+     .first = VD,
+     .rd = {{12, 11, 12, 11, 14, 15, 12, 11, 0, 0, 30, 0, 0, 0, 20, 0}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = -1,
+     .other = H + G + 1,
+     .choice = VD,
+     .windows = WIN + 2 * LOST,
+     .never = ~(1u << VD | 1u << (H | G) | 1u << (VD | G))},
+    {.what = "from tee(), vmsplice() faster: found as the other source",
+     .allowed = ALL | VMS,
+     .first = H | G,
+     .rd = {{9, 9, 9, 9, 9, 10, 9, 9, 0, 0, 30, 0, 0, 0, 20, 0}},
+     .fast = 0,
+     .nfast = 0,
+     .slow = -1,
+     .other = VD + 1,
+     .choice = VD,
+     .windows = 2 * WIN + LOST,
+     .never = 0},
     {.what = "one shape allowed: never a probe",
      .allowed = 1u << D,
      .first = D,
@@ -186,7 +226,8 @@ START_TEST(first_choice)
 	unsigned n, ran = 0;
 	int fast;
 
-	fio_shape_begin(&st, c->allowed, c->first);
+	fio_shape_begin(&st, c->allowed, c->first,
+			c->other ? c->other - 1 : FIO_SHAPES);
 	for (n = 0; n < 10 * WIN && !fio_shape_settled(&st); n++) {
 		ran |= 1u << st.shape;
 		fast = (int)n >= c->fast && (int)n < c->fast + c->nfast;
@@ -214,7 +255,7 @@ START_TEST(end_during_probe)
 	struct fio_shapes st;
 	unsigned n;
 
-	fio_shape_begin(&st, ALL, 0);
+	fio_shape_begin(&st, ALL, 0, FIO_SHAPES);
 	for (n = 0; n + 1 < WIN; n++)
 		ck_assert_uint_eq(window(&st, &rd), 0);
 	ck_assert(!fio_shape_settled(&st));
@@ -236,7 +277,7 @@ START_TEST(probe_again)
 	unsigned n, ran = 0;
 	uint64_t k;
 
-	fio_shape_begin(&st, ALL, 0);
+	fio_shape_begin(&st, ALL, 0, FIO_SHAPES);
 	settle(&st, &before, 100, &ran);
 	ck_assert_uint_eq(st.shape, H);
 	for (k = 1; k < FIO_SHAPE_GAP; k++)
@@ -262,29 +303,73 @@ END_TEST
  * A choice made in a fast stretch of its shape (pv taking pages tee()d
  * straight at 90 GB/s or 30 by turns) that then falls behind the shape it
  * replaced, by more than FIO_SHAPE_MARGIN over the median of its last
- * FIO_SHAPE_WINDOWS windows, gives way to it until the next probe; one that
- * slows less keeps its place.
+ * FIO_SHAPE_WINDOWS windows, is looked at again beside it: a try of the
+ * choice, then one of that shape, and the faster stays; one that slows
+ * less keeps its place without a look, and one slow with every shape (the
+ * reader's stretch, not the shape's) keeps it after the look.
  */
 START_TEST(falls_behind)
 {
 	struct reader fast = {{10, 20, 9, 9, 9, 9, 9, 9}},
 		      slow = {{10, 5, 9, 9, 9, 9, 9, 9}},
-		      near = {{10, 9, 9, 9, 9, 9, 9, 9}};
+		      near = {{10, 9, 9, 9, 9, 9, 9, 9}},
+		      stretch = {{4, 5, 4, 4, 4, 4, 4, 4}};
 	struct fio_shapes st;
 	unsigned n, ran = 0;
 
-	fio_shape_begin(&st, ALL, 0);
+	fio_shape_begin(&st, ALL, 0, FIO_SHAPES);
 	settle(&st, &fast, 100, &ran);
 	ck_assert_uint_eq(st.shape, H);
 	for (n = 0; n < 2 * WIN; n++)
 		ck_assert_uint_eq(window(&st, &near), H);
 	/* The last windows' median: more than half of them slow. */
-	for (n = 0; n + 1 < LOST; n++)
+	for (n = 0; n < LOST; n++)
+		ck_assert_uint_eq(window(&st, &slow), H);
+	ck_assert(!fio_shape_settled(&st));
+	/* The choice's try, then the shape it replaced, and no other. */
+	for (n = 0; n + 1 < WIN; n++)
 		ck_assert_uint_eq(window(&st, &slow), H);
 	ck_assert_uint_eq(window(&st, &slow), 0);
+	for (n = 0; n < WIN; n++)
+		window(&st, &slow);
 	ck_assert(fio_shape_settled(&st));
+	ck_assert_uint_eq(st.shape, 0);
 	for (n = 0; n < 10 * WIN; n++)
 		ck_assert_uint_eq(window(&st, &fast), 0);
+
+	/* Slow with every shape: looked at, kept. */
+	fio_shape_begin(&st, ALL, 0, FIO_SHAPES);
+	settle(&st, &fast, 100, &ran);
+	ck_assert_uint_eq(st.shape, H);
+	/* A median of slow windows, then the choice's try. */
+	for (n = 0; n < 2 * WIN; n++)
+		window(&st, &stretch);
+	ck_assert_uint_eq(st.shape, 0);
+	settle(&st, &stretch, 100, &ran);
+	ck_assert_uint_eq(st.shape, H);
+}
+END_TEST
+
+/*
+ * A choice of the other source never gives way to the shape it replaced:
+ * a slow stretch of any shape is as deep as the sources differ, and
+ * going back on one (dd bs=1M on fc-v857) kept the slower source for the
+ * rest of the stream.
+ */
+START_TEST(falls_behind_not_across)
+{
+	struct reader fast = {{9, 9, 9, 9, 9, 40, 9, 9, 0, 0, 20, 0, 0, 0, 9,
+			       0}},
+		      slow = {
+			  {9, 9, 9, 9, 9, 5, 9, 9, 0, 0, 20, 0, 0, 0, 9, 0}};
+	struct fio_shapes st;
+	unsigned n, ran = 0;
+
+	fio_shape_begin(&st, ALL | VMS, VD, H | G);
+	settle(&st, &fast, 100, &ran);
+	ck_assert_uint_eq(st.shape, H | G);
+	for (n = 0; n < 10 * WIN; n++)
+		ck_assert_uint_eq(window(&st, &slow), H | G);
 }
 END_TEST
 
@@ -301,7 +386,7 @@ START_TEST(never_settles)
 	unsigned probe, ran = 0, last;
 	uint64_t k;
 
-	fio_shape_begin(&st, ALL, 0);
+	fio_shape_begin(&st, ALL, 0, FIO_SHAPES);
 	for (probe = 0; !st.done && probe < 10; probe++) {
 		settle(&st, probe % 2 ? &even : &odd, 100, &ran);
 		ck_assert_uint_eq(st.shape, probe % 2 ? 0 : H);
@@ -327,7 +412,7 @@ START_TEST(refused)
 	struct fio_shapes st;
 	unsigned n, ran = 0;
 
-	fio_shape_begin(&st, ALL, 0);
+	fio_shape_begin(&st, ALL, 0, FIO_SHAPES);
 	for (n = 0; n < WIN; n++)
 		window(&st, &rd);
 	ck_assert_uint_eq(st.shape, H);
@@ -372,7 +457,7 @@ START_TEST(refused_in_use)
 	struct fio_shapes st;
 	unsigned ran = 0;
 
-	fio_shape_begin(&st, ALL, cases[_i].first);
+	fio_shape_begin(&st, ALL, cases[_i].first, FIO_SHAPES);
 	if (cases[_i].settled) {
 		settle(&st, &rd, 100, &ran);
 		ck_assert_msg(fio_shape_settled(&st), "%s", cases[_i].what);
@@ -417,7 +502,7 @@ START_TEST(dropped)
 	struct fio_shapes st;
 	unsigned n, ran = 0;
 
-	fio_shape_begin(&st, cases[_i].allowed, cases[_i].best);
+	fio_shape_begin(&st, cases[_i].allowed, cases[_i].best, FIO_SHAPES);
 	window(&st, &rd); /* in the middle of the probe's first try */
 	ck_assert_uint_eq(fio_shape_drop(&st, cases[_i].drop),
 			  cases[_i].choice);
@@ -434,6 +519,29 @@ START_TEST(dropped)
 }
 END_TEST
 
+/*
+ * vmsplice() refused while it is the choice: the other source's best
+ * runs next, not the nearest tee() shape, and no vmsplice() shape is
+ * asked for again.
+ */
+START_TEST(dropped_source)
+{
+	struct reader rd = {
+	    {10, 20, 30, 40, 50, 60, 70, 80, 0, 0, 90, 0, 0, 0, 90, 0}};
+	struct fio_shapes st;
+	unsigned n, ran = 0;
+
+	fio_shape_begin(&st, ALL | VMS, VD, H | G);
+	window(&st, &rd);
+	ck_assert_uint_eq(fio_shape_drop(&st, VMS), H | G);
+	for (n = 0; n < 40 * FIO_SHAPE_GAP; n++) {
+		ran |= 1u << st.shape;
+		window(&st, &rd);
+	}
+	ck_assert_uint_eq(ran & VMS, 0);
+}
+END_TEST
+
 static Suite *
 shape_suite(void)
 {
@@ -445,9 +553,11 @@ shape_suite(void)
 	tcase_add_test(tc, probe_again);
 	tcase_add_test(tc, never_settles);
 	tcase_add_test(tc, falls_behind);
+	tcase_add_test(tc, falls_behind_not_across);
 	tcase_add_test(tc, refused);
 	tcase_add_loop_test(tc, refused_in_use, 0, 4);
 	tcase_add_loop_test(tc, dropped, 0, 5);
+	tcase_add_test(tc, dropped_source);
 	suite_add_tcase(s, tc);
 	return s;
 }

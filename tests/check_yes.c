@@ -20,9 +20,10 @@
 
 /*
  * Each strategy forced in turn; NULL leaves libfastio's own choice: the
- * start's write()s, then tee. Each zero-copy strategy also from the first
- * byte ("start" disabled). The tee strategy's shapes too (shape.h): its
- * two sources, each through the middle pipe and straight into the
+ * start's write()s, then the rounds' first shape, vmsplice(). Each
+ * zero-copy strategy also from the first byte ("start" disabled). The
+ * rounds' shapes too (shape.h): vmsplice() held (the probe off), the two
+ * tee() sources, each through the middle pipe and straight into the
  * output, and a new shape every round (FASTIO_FORCE=probe; its changes
  * under strace: shape_changes below), again with the 64 KiB pages of
  * ppc64el (FASTIO_PAGE_SIZE).
@@ -33,12 +34,14 @@ static const char *const forced[][3] = {
     {"FASTIO_DISABLE=tee", NULL, NULL},
     {"FASTIO_DISABLE=start,tee", NULL, NULL},
     {"FASTIO_DISABLE=all", NULL, NULL},
-    {"FASTIO_DISABLE=hotpage", NULL, NULL},
+    {"FASTIO_DISABLE=probe", NULL, NULL},
+    {"FASTIO_DISABLE=hotpage,vmsplice", NULL, NULL},
     {"FASTIO_DISABLE=pages", NULL, NULL},
-    {"FASTIO_DISABLE=hotpage,middle", NULL, NULL},
+    {"FASTIO_DISABLE=hotpage,middle,vmsplice", NULL, NULL},
     {"FASTIO_DISABLE=pages,direct", NULL, NULL},
     {"FASTIO_FORCE=probe", NULL, NULL},
-    {"FASTIO_DISABLE=hotpage", "FASTIO_PAGE_SIZE=65536", NULL},
+    {"FASTIO_DISABLE=probe", "FASTIO_PAGE_SIZE=65536", NULL},
+    {"FASTIO_DISABLE=hotpage,vmsplice", "FASTIO_PAGE_SIZE=65536", NULL},
     {"FASTIO_DISABLE=pages", "FASTIO_PAGE_SIZE=65536", NULL},
     {"FASTIO_FORCE=probe", "FASTIO_PAGE_SIZE=65536", NULL},
 };
@@ -47,9 +50,12 @@ static const char *const forced[][3] = {
 static const char *
 forced_name(int i)
 {
-	static const char *const names[] = {
-	    "start-tee", "tee",	    "start-vmsplice", "vmsplice",   "write",
-	    "tee-pages", "tee-hot", "tee-pages-64k",  "tee-hot-64k"};
+	static const char *const names[NFORCED] = {
+	    "start-rounds",   "rounds",	      "start-vmsplice",
+	    "vmsplice",	      "write",	      "vmsplice-shape",
+	    "tee-pages",      "tee-hot",      "tee-pages-direct",
+	    "tee-hot-middle", "probe-forced", "vmsplice-shape-64k",
+	    "tee-pages-64k",  "tee-hot-64k",  "probe-forced-64k"};
 	return names[i];
 }
 
@@ -461,7 +467,7 @@ START_TEST(address_space_limit)
 END_TEST
 
 /*
- * The tee strategy's shapes (tee.c, shape.h), changed at every round by
+ * The tee() shapes (tee.c, shape.h; vmsplice() off), changed at every round by
  * FASTIO_FORCE=probe, under strace (its seccomp filter stops only at tee
  * and pipe2), into two readers made independent of timing: "bites" reads
  * 128 KiB at a time, and only from a full pipe; "gulps" waits for a full
@@ -550,8 +556,8 @@ traced_yes(int out, int in, int i, const char *log)
 	dup2(out, 1);
 	close(out);
 	close(in);
-	/* The rounds from the first byte, a new shape every round. */
-	snprintf(disable, sizeof disable, "start,%s",
+	/* The tee() rounds from the first byte, a new shape every round. */
+	snprintf(disable, sizeof disable, "start,vmsplice,%s",
 		 shapes[i].disable ? shapes[i].disable : "");
 	setenv("FASTIO_DISABLE", disable, 1);
 	setenv("FASTIO_FORCE", "probe", 1);

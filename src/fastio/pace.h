@@ -57,19 +57,22 @@ void fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent,
 	      size_t want);
 
 /*
- * Move len bytes that the pipe from holds (ours) on to the pipe to, of
- * size bytes, *sent bytes written into it so far (advanced here), pacing
- * its reader (fio_pace) before each call after the first; *calls counts
- * the calls, for the reader's vote. With tee_align 0 the bytes are
- * spliced out of from; else tee()d from a source of patterns of
- * tee_align bytes, stopping early (without an error) after a call that
- * ended within a pattern. Returns the bytes moved: len, fewer so
- * stopped, or fewer with errno from the call that moved nothing (ENOSPC
- * for a 0). The one paced loop of cat's pump and of yes's tee rounds,
- * through the middle pipe and straight.
+ * Move len bytes on to the pipe to, of size bytes, *sent bytes written
+ * into it so far (advanced here), pacing its reader (fio_pace) before
+ * each call after the first; *calls counts the calls, for the reader's
+ * vote. The bytes come from the pipe from (ours), spliced out of it with
+ * align 0, or tee()d from it with align the bytes of a pattern, stopping
+ * early (without an error) after a call that ended within a pattern;
+ * or, with user not NULL, from user, a read-only buffer of align bytes
+ * (whole patterns, the first at its first byte) handed on by vmsplice(),
+ * at most align bytes a call, from where the stream stands in it.
+ * Returns the bytes moved: len, fewer so stopped, or fewer with errno
+ * from the call that moved nothing (ENOSPC for a 0). The one paced loop
+ * of cat's pump and of yes's rounds, whatever their source.
  */
 size_t fio_splice_paced(struct fio_pace *pc, int from, int to, size_t size,
 			uint64_t *sent, size_t len, unsigned flags,
-			int interruptible, size_t tee_align, unsigned *calls);
+			int interruptible, size_t align, const char *user,
+			unsigned *calls);
 
 #endif

@@ -269,7 +269,7 @@ flush_mid(struct fio_pump *p)
 
 	p->in_mid -= fio_splice_paced(&p->pace, p->mid[0], p->out->fd,
 				      p->out_pipe_size, &p->total, p->in_mid,
-				      flags, interruptible(p), 0, &calls);
+				      flags, interruptible(p), 0, NULL, &calls);
 	if (p->in_mid == 0) {
 		if (full)
 			vote(p, calls);

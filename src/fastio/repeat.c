@@ -17,8 +17,9 @@
 /*
  * A pattern repeated: fio_repeat() starts every stream the way GNU's yes
  * does (repeat_start), and only a stream that outlasts that start gets
- * the machinery of a zero-copy strategy: tee rounds (tee.c), else
- * vmsplice() of a mapped buffer, else write().
+ * the machinery of a zero-copy strategy: rounds of vmsplice() or tee()
+ * in the shape the reader takes fastest (tee.c), else vmsplice() of a
+ * mapped buffer, else write().
  */
 
 void
@@ -133,14 +134,7 @@ fio_repeat_stage_end(enum fio_stage stage, size_t pipe_size)
 {
 	uint64_t start = (uint64_t)pipe_size + FIO_START_BYTES;
 
-	switch (stage) {
-	case FIO_STAGE_START:
-		return start;
-	case FIO_STAGE_LIGHT:
-		return start > FIO_LIGHT_BYTES ? start : FIO_LIGHT_BYTES;
-	default:
-		return FIO_FOREVER;
-	}
+	return stage == FIO_STAGE_START ? start : FIO_FOREVER;
 }
 
 static enum fio_status
@@ -183,6 +177,22 @@ map_aligned(size_t size)
 	return p;
 }
 
+/* The mapping p of size bytes, filled with patterns and made read-only,
+ * is vmsplice()'s buffer; 0, or -1 (unmapped) where it cannot be made
+ * read-only. */
+static int
+keep_gift(struct repeat *r, char *p, size_t size)
+{
+	fill(p, size, r->pattern, r->len);
+	if (mprotect(p, size, PROT_READ) < 0) {
+		munmap(p, size);
+		return -1;
+	}
+	r->gift = p;
+	r->giftsize = size;
+	return 0;
+}
+
 /*
  * vmsplice()'s buffer: a pipeful of patterns (at most FIO_PIPE_SIZE: a
  * pipe someone made larger still gets chunks of our size), aligned to a
@@ -206,14 +216,23 @@ map_gift(struct repeat *r)
 	if (p == NULL)
 		return -1;
 	(void)madvise(p, size, MADV_HUGEPAGE);
-	fill(p, size, r->pattern, r->len);
-	if (mprotect(p, size, PROT_READ) < 0) {
-		munmap(p, size);
+	return keep_gift(r, p, size);
+}
+
+int
+fio_repeat_map_pages(struct repeat *r, size_t size)
+{
+	size_t page = fio_page_size();
+	char *p;
+
+	if (r->gift != NULL)
+		return 0;
+	size = (size + page - 1) / page * page;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
 		return -1;
-	}
-	r->gift = p;
-	r->giftsize = size;
-	return 0;
+	return keep_gift(r, p, size);
 }
 
 /*
@@ -280,17 +299,8 @@ machinery(struct repeat *r, enum fio_strategy *used)
 	enum fio_status st = FIO_UNSUPPORTED;
 	size_t i;
 
-	/* Light first, then (the stream has shown it is long) the pipes are
-	 * grown, as cat's are (pump.c, grow_for): only for a stream that
-	 * gains. */
-	if (fio_enabled(FIO_START) && fio_enabled(FIO_TEE)) {
-		st = fio_repeat_light(
-		    r, fio_repeat_stage_end(FIO_STAGE_LIGHT, r->out.pipe_size));
-		if (st == FIO_DONE)
-			*used = FIO_TEE;
-		if (st == FIO_ERROR || r->left == 0)
-			return st;
-	}
+	/* The stream has shown it is long: the pipe is grown, as cat's is
+	 * (pump.c, grow_for), only for a stream that gains. */
 	if (r->out.kind == FIO_PIPE && r->left > r->out.pipe_size)
 		fio_repeat_grow_out(r, FIO_PIPE_SIZE);
 	for (i = 0; i < sizeof repeat_strategies / sizeof repeat_strategies[0];

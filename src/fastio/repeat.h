@@ -20,7 +20,8 @@ struct repeat {
 	char *buf; /* the pattern repeated from offset 0, bufsize bytes:
 		    * what write() and tee's sources copy from */
 	size_t bufsize;
-	char *gift; /* vmsplice's buffer (read-only), giftsize bytes */
+	char *gift; /* vmsplice's buffer (read-only), giftsize bytes: the
+		     * pattern repeated from its first byte */
 	size_t giftsize;
 	int gifted;    /* vmsplice took pages of gift: never unmapped */
 	size_t phase;  /* offset within the pattern of the next byte to send */
@@ -35,14 +36,13 @@ struct repeat {
 void fio_repeat_advance(struct repeat *r, size_t n);
 
 /*
- * The stages of a long stream (repeat.c): GNU's writes (the start), one
- * source pipe tee()d as it comes (light), then the grown pipes and their
- * shapes (the machinery). fio_repeat_stage_end: the bytes sent by which
- * a stage ends, into an output pipe of pipe_size bytes. Each stage
- * begins only once the bytes sent have paid for what it builds. Pure:
- * no syscall.
+ * The stages of a long stream (repeat.c): GNU's writes (the start), then
+ * the machinery. fio_repeat_stage_end: the bytes sent by which a stage
+ * ends, into an output pipe of pipe_size bytes. The machinery begins
+ * only once the bytes sent have paid for what it builds. Pure: no
+ * syscall.
  */
-enum fio_stage { FIO_STAGE_START, FIO_STAGE_LIGHT, FIO_STAGE_MACHINERY };
+enum fio_stage { FIO_STAGE_START, FIO_STAGE_MACHINERY };
 uint64_t fio_repeat_stage_end(enum fio_stage stage, size_t pipe_size);
 
 /*
@@ -58,6 +58,14 @@ enum fio_status fio_repeat_failed(void);
  */
 size_t fio_repeat_plain(struct repeat *r, size_t size);
 
+/*
+ * The vmsplice() shape's buffer (tee.c), if there is none yet: size
+ * bytes of patterns in pages of their own (not a huge page: one page's
+ * count taken and dropped by both sides, for every slot, cost the
+ * reader), read-only, in r->gift. Returns 0, or -1 with errno.
+ */
+int fio_repeat_map_pages(struct repeat *r, size_t size);
+
 /* Grow the output pipe to size; its capacity afterwards. */
 size_t fio_repeat_grow_out(struct repeat *r, size_t size);
 
@@ -68,15 +76,7 @@ fio_repeat_pipe(const struct repeat *r)
 	return r->out.kind == FIO_PIPE && (r->out.flags & FIO_WRITABLE);
 }
 
-/* The tee strategy (tee.c). */
+/* The rounds of vmsplice() and tee(), the tee strategy (tee.c). */
 enum fio_status fio_repeat_tee(struct repeat *r);
-
-/*
- * The light stage after the start (tee.c): tee() of one source pipe not
- * grown, straight into the output as it is, until until bytes went out.
- * Returns as a strategy does; FIO_DONE once until (or the limit) is
- * reached.
- */
-enum fio_status fio_repeat_light(struct repeat *r, uint64_t until);
 
 #endif

@@ -13,12 +13,15 @@
  * FIO_SHAPE_WINDOW_BYTES bytes at a time, and the shape follows the
  * fastest. This is the probe's one description; the others point here.
  *
- * A probe walks one bit at a time from the choice (coordinate by
- * coordinate: four tries, not eight), each try FIO_SHAPE_WINDOWS
+ * A probe walks one choice at a time from the choice (coordinate by
+ * coordinate: five tries, not sixteen), each try FIO_SHAPE_WINDOWS
  * windows judged by their median, so that one window that a wake-up or
  * another process made slow or fast decides nothing. Its first try is
  * the shape already in use: a stream that ends within it has built
- * nothing more. A challenger wins only where its median beats the
+ * nothing more. The next is the best known of the other source
+ * (vmsplice() or tee()), whose best neighbours differ in more than one
+ * bit; then one bit of the other three at a time. A challenger wins
+ * only where its median beats the
  * best's by FIO_SHAPE_MARGIN percent: a shape's windows swing in
  * stretches, and a choice made in a fast one loses the rest of the
  * stream. A try ends as soon as it cannot win: once more than half its
@@ -28,8 +31,9 @@
  * twice as late, so that what they cost a long stream stays small; a
  * reader that changed its mind in FIO_SHAPE_FLIPS probes in a row is
  * left with the last choice. A choice that, settled, falls behind the
- * shape it replaced gives way to it (fell_behind): a probe is a few
- * windows, and a reader may be fast in a shape for that long only. A
+ * shape it replaced is looked at again beside it (fell_behind): a probe
+ * is a few windows, and a reader may be fast in a shape for that long
+ * only, or slow in every shape for a while. A
  * shape the caller cannot build is skipped (fio_shape_refused), a path
  * the kernel refuses dropped for good (fio_shape_drop).
  */
@@ -37,12 +41,15 @@
 #define SETTLED (FIO_SHAPE_BITS + 1u)
 
 void
-fio_shape_begin(struct fio_shapes *st, unsigned allowed, unsigned first)
+fio_shape_begin(struct fio_shapes *st, unsigned allowed, unsigned first,
+		unsigned other)
 {
 	unsigned i;
 
 	st->allowed = allowed | 1u << first;
 	st->shape = st->best = st->before = first;
+	st->other = other;
+	st->recheck = FIO_SHAPES;
 	st->bit = 0;
 	st->windows = 0;
 	st->flips = 0;
@@ -82,23 +89,54 @@ beaten(const struct fio_shapes *st)
 	return slower > FIO_SHAPE_WINDOWS / 2;
 }
 
-/* The next try of this probe: the best so far with one more bit flipped,
- * or none left: settle on the best. */
+/* Nonzero if shapes a and b take their pages from the same source. */
+static int
+same_source(unsigned a, unsigned b)
+{
+	return ((a ^ b) & FIO_SHAPE_VMSPLICE) == 0;
+}
+
+/* The k-th try from the best: 0 the other source's best, 1 to 3 the best
+ * with bit k - 1 flipped; in a second look, only the shape looked at. */
+static unsigned
+candidate(const struct fio_shapes *st, unsigned k)
+{
+	if (st->recheck < FIO_SHAPES)
+		return k == 0 ? st->recheck : FIO_SHAPES;
+	return k == 0 ? st->other : st->best ^ 1u << (k - 1);
+}
+
+/* The best is now s: the other source's best is the old one, if s
+ * changed the source. */
+static void
+set_best(struct fio_shapes *st, unsigned s)
+{
+	if (!same_source(s, st->best))
+		st->other = st->best;
+	st->best = s;
+}
+
+/* The next try of this probe: the other source's best, or the best so
+ * far with one more bit flipped; none left: settle on the best. */
 static unsigned
 next_try(struct fio_shapes *st)
 {
 	unsigned s;
 
 	while (st->bit < FIO_SHAPE_BITS) {
-		s = st->best ^ 1u << st->bit++;
-		if (st->allowed & 1u << s)
+		s = candidate(st, st->bit++);
+		if (s < FIO_SHAPES && s != st->best && (st->allowed & 1u << s))
 			return s;
 	}
 	st->bit = SETTLED;
 	st->flips = st->best != st->before ? st->flips + 1 : 0;
-	st->done = st->flips >= FIO_SHAPE_FLIPS;
-	st->wait = st->gap;
-	st->gap = st->gap * 2 > st->gap ? st->gap * 2 : st->gap;
+	st->done = st->done || st->flips >= FIO_SHAPE_FLIPS;
+	/* A second look is no probe: the next comes when it was due. */
+	if (st->recheck == FIO_SHAPES) {
+		st->wait = st->gap;
+		st->gap = st->gap * 2 > st->gap ? st->gap * 2 : st->gap;
+	}
+	st->recheck = FIO_SHAPES;
 	return st->best;
 }
 
@@ -110,7 +148,14 @@ next_try(struct fio_shapes *st)
  * splicing pages tee()d straight into its pipe took them at 90 GB/s or
  * at 30 by turns, for whole seconds, where through the middle pipe it
  * took a steady 50 (fc-v782). A probe that ran in a fast stretch chose
- * the swinging shape; kept, it lost the slow stretches.
+ * the swinging shape; kept, it lost the slow stretches. But a slow
+ * stretch may be the reader's, whatever the shape: pv took every shape
+ * at 11-20 GB/s or at 65-87 by turns (fc-v857), and going back at once
+ * kept the slower shape. So one that fell behind is looked at again,
+ * side by side: the choice for a try, then the shape it replaced, and
+ * the faster by the margin stays. Only a shape of the same source is
+ * looked at again: between the sources a reader's rates differ by two
+ * to five times, which a probe does not mistake.
  */
 static int
 fell_behind(struct fio_shapes *st, uint64_t rate)
@@ -127,15 +172,18 @@ fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns)
 	uint64_t rate = ns > 0 ? bytes * 1000 / ns : bytes * 1000;
 	int lost;
 
-	/* Even where probing has stopped: the choice it stopped on gives
-	 * way to the shape before it, and then nothing changes. */
+	/* Even where probing has stopped: a choice that fell behind the
+	 * shape before it is looked at again beside it. */
 	if (st->bit == SETTLED && st->best != st->before &&
+	    same_source(st->best, st->before) &&
 	    (st->allowed & 1u << st->before) && fell_behind(st, rate)) {
-		st->best = st->shape = st->before;
+		st->recheck = st->before;
+		st->before = st->best;
+		st->bit = 0;
 		st->windows = 0;
 		return st->shape;
 	}
-	if (st->done)
+	if (st->done && st->recheck == FIO_SHAPES)
 		return st->shape;
 	if (st->bit == SETTLED) {
 		if (--st->wait > 0)
@@ -154,7 +202,7 @@ fio_shape_next(struct fio_shapes *st, uint64_t bytes, uint64_t ns)
 	/* Whole and not lost: the choice's own try, or one whose median
 	 * beat it (more than half its windows were faster). */
 	if (!lost) {
-		st->best = st->shape;
+		set_best(st, st->shape);
 		st->best_rate = median(st->rate);
 		if (st->shape == st->before)
 			st->before_rate = st->best_rate;
@@ -171,7 +219,8 @@ fio_shape_refused(struct fio_shapes *st, unsigned in_use)
 	st->windows = 0;
 	if (st->bit == SETTLED || st->shape == st->best) {
 		/* Back to the choice failed: what runs is the choice now. */
-		st->best = st->shape = in_use;
+		set_best(st, in_use);
+		st->shape = in_use;
 		return in_use;
 	}
 	st->shape = next_try(st);
@@ -200,10 +249,18 @@ nearest(unsigned allowed, unsigned s)
 unsigned
 fio_shape_drop(struct fio_shapes *st, unsigned drop)
 {
+	unsigned s = FIO_SHAPES;
+
 	st->allowed &= ~drop;
-	st->best = nearest(st->allowed, st->best);
-	if (st->best == FIO_SHAPES)
+	/* The best gone, the other source's best is the nearest choice. */
+	if (!(st->allowed & 1u << st->best) && st->other < FIO_SHAPES &&
+	    (st->allowed & 1u << st->other))
+		s = st->other;
+	if (s == FIO_SHAPES)
+		s = nearest(st->allowed, st->best);
+	if (s == FIO_SHAPES)
 		return FIO_SHAPES;
+	set_best(st, s);
 	st->shape = st->before = st->best;
 	st->windows = 0;
 	st->bit = SETTLED;

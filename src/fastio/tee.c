@@ -68,6 +68,19 @@ slot_bytes(const struct repeat *r)
 }
 
 /*
+ * What the vmsplice() shape hands on a call: the whole patterns of
+ * FIO_VMSPLICE_CHUNK, or one longer pattern. Its buffer starts on a page,
+ * so a pattern whose length divides a page goes out in whole pages.
+ */
+static size_t
+vm_bytes(const struct repeat *r)
+{
+	return r->len <= FIO_VMSPLICE_CHUNK
+		   ? FIO_VMSPLICE_CHUNK / r->len * r->len
+		   : r->len;
+}
+
+/*
  * The written source: cap bytes of distinct pages, which a reader that
  * splices wants. A pattern whose length divides a page is written want
  * bytes at a time (the plain buffer grown to it), each write whole
@@ -229,10 +242,13 @@ apply(struct tee *t, unsigned s)
 	if (!(s & FIO_SHAPE_GULP) && r->out.pipe_size > FIO_PIPE_SIZE &&
 	    shrink_out(r) < 0)
 		return -1;
-	if (build_source(t, hot) < 0)
+	if (s & FIO_SHAPE_VMSPLICE) {
+		if (fio_repeat_map_pages(r, vm_bytes(r)) < 0)
+			return -1;
+	} else if (build_source(t, hot) < 0 ||
+		   (!(s & FIO_SHAPE_DIRECT) && build_mid(t) < 0)) {
 		return -1;
-	if (!(s & FIO_SHAPE_DIRECT) && build_mid(t) < 0)
-		return -1;
+	}
 	t->shape = s;
 	return 0;
 }
@@ -242,20 +258,27 @@ apply(struct tee *t, unsigned s)
 static void
 tidy(struct tee *t)
 {
-	close_pair(t->src[t->shape & FIO_SHAPE_HOT ? 0 : 1]);
+	if (t->shape & FIO_SHAPE_VMSPLICE) {
+		close_pair(t->src[0]);
+		close_pair(t->src[1]);
+	} else {
+		close_pair(t->src[t->shape & FIO_SHAPE_HOT ? 0 : 1]);
+	}
 	if (t->shape & FIO_SHAPE_DIRECT)
 		close_pair(t->mid);
 }
 
-/* The shapes whose path is that of shape s: through the middle pipe, or
- * straight. */
+/* The shapes that make the calls of shape s: vmsplice(), or tee() (and
+ * splice) through the middle pipe, or tee() straight. */
 static unsigned
-same_path(unsigned s)
+same_calls(unsigned s)
 {
-	unsigned set = 0, c;
+	unsigned set = 0, c,
+		 kind = FIO_SHAPE_VMSPLICE |
+			(s & FIO_SHAPE_VMSPLICE ? 0 : FIO_SHAPE_DIRECT);
 
 	for (c = 0; c < FIO_SHAPES; c++)
-		if ((c & FIO_SHAPE_DIRECT) == (s & FIO_SHAPE_DIRECT))
+		if ((c & kind) == (s & kind))
 			set |= 1u << c;
 	return set;
 }
@@ -263,9 +286,9 @@ same_path(unsigned s)
 /*
  * A call of the round failed. A refusal (a sandbox may refuse splice and
  * allow tee, at any call) leaves nothing in flight: what the middle pipe
- * still holds goes out by read() and write(), and the shapes of this
- * path are refused, so the stream goes on from where it stands by
- * another. Any other failure is the output's.
+ * still holds goes out by read() and write(), and the shapes that make
+ * the refused call are refused, so the stream goes on from where it
+ * stands by another. Any other failure is the output's.
  */
 static enum fio_status
 round_failed(struct tee *t, size_t in_mid)
@@ -287,7 +310,7 @@ round_failed(struct tee *t, size_t in_mid)
 		fio_repeat_advance(r, (size_t)k);
 		in_mid -= (size_t)k;
 	}
-	t->refused |= same_path(t->shape);
+	t->refused |= same_calls(t->shape);
 	errno = err;
 	return FIO_UNSUPPORTED;
 }
@@ -303,7 +326,10 @@ one_round(struct tee *t)
 {
 	struct repeat *r = t->r;
 	unsigned hot = t->shape & FIO_SHAPE_HOT ? 1 : 0, calls;
-	size_t n = fio_min(t->content[hot], r->left), moved = 0, round;
+	size_t n = fio_min(t->shape & FIO_SHAPE_VMSPLICE ? FIO_TEE_ROUND
+							 : t->content[hot],
+			   r->left),
+	       moved = 0, round;
 	uint64_t sent = r->sent;
 	ssize_t k;
 
@@ -320,6 +346,16 @@ one_round(struct tee *t)
 	if (slot_bytes(r) == fio_page_size() && round > 0 &&
 	    round % fio_page_size() == 0)
 		n = fio_min(n, round - (size_t)(r->sent % round));
+	if (t->shape & FIO_SHAPE_VMSPLICE) {
+		moved = fio_splice_paced(
+		    &r->pace, -1, r->out.fd, r->out.pipe_size, &sent, n,
+		    r->splice_flags, 0, vm_bytes(r), r->gift, &calls);
+		if (moved > 0) {
+			r->gifted = 1;
+			fio_repeat_advance(r, moved);
+		}
+		return moved == n ? FIO_DONE : round_failed(t, 0);
+	}
 	if (!(t->shape & FIO_SHAPE_DIRECT)) {
 		n = fio_min(n, t->midcap);
 		k = fio_tee(t->src[hot][0], t->mid[1], n, 0);
@@ -330,7 +366,7 @@ one_round(struct tee *t)
 		}
 		moved = fio_splice_paced(&r->pace, t->mid[0], r->out.fd,
 					 r->out.pipe_size, &sent, (size_t)k,
-					 r->splice_flags, 0, 0, &calls);
+					 r->splice_flags, 0, 0, NULL, &calls);
 		if (moved > 0)
 			fio_repeat_advance(r, moved);
 		return moved == (size_t)k ? FIO_DONE
@@ -340,7 +376,7 @@ one_round(struct tee *t)
 	 * a pattern's start, where the stream is after realign(). */
 	moved = fio_splice_paced(&r->pace, t->src[hot][0], r->out.fd,
 				 r->out.pipe_size, &sent, n, r->splice_flags, 0,
-				 r->len, &calls);
+				 r->len, NULL, &calls);
 	if (moved > 0)
 		fio_repeat_advance(r, moved);
 	return moved == n || r->phase != 0 ? FIO_DONE : round_failed(t, 0);
@@ -403,7 +439,7 @@ leave_path(struct tee *t, struct fio_shapes *st)
  * so that the tests see every change of shape.
  */
 static enum fio_status
-rounds(struct tee *t, unsigned allowed)
+rounds(struct tee *t, unsigned allowed, unsigned other)
 {
 	struct repeat *r = t->r;
 	struct fio_shapes st;
@@ -411,7 +447,7 @@ rounds(struct tee *t, unsigned allowed)
 	uint64_t mark = r->sent, t0 = fio_now_ns();
 	enum fio_status status;
 
-	fio_shape_begin(&st, allowed, t->shape);
+	fio_shape_begin(&st, allowed, t->shape, other);
 	for (;;) {
 		status = one_round(t);
 		if (status == FIO_UNSUPPORTED && leave_path(t, &st) == 0)
@@ -438,17 +474,25 @@ rounds(struct tee *t, unsigned allowed)
 }
 
 /*
- * The shapes this output may have, and the first: one hot page through
- * the middle pipe into an output pipe of FIO_PIPE_GULP, the shape with
- * the best worst case (BENCHMARKS.md, "Strategies"). An output pipe that
- * came at FIO_PIPE_GULP or more has one size only.
+ * The shapes this output may have, the first and the other source's
+ * first (*other, FIO_SHAPES: none). The first is GNU's development
+ * tree's way, vmsplice() of pages of its own straight into an output
+ * pipe of FIO_PIPE_SIZE: from one CPU it is the fastest, and any
+ * stream of a few MB is what it costs GNU's yes. The tee() shapes start
+ * with one hot page through the middle pipe into FIO_PIPE_GULP, the
+ * tee() shape with the best worst case, which the first probe tries
+ * next (BENCHMARKS.md, "Strategies"). An output pipe that came at
+ * FIO_PIPE_GULP or more has one size only.
  */
 static unsigned
-shapes_allowed(const struct repeat *r, unsigned *first)
+shapes_allowed(const struct repeat *r, unsigned *first, unsigned *other)
 {
-	/* The first shape, or the nearest allowed: the middle pipe before
-	 * the straight path, the hot page before written pages. */
-	static const unsigned order[FIO_SHAPES] = {
+	/* The first shape of each source, or the nearest allowed: the
+	 * middle pipe before the straight path, the hot page before
+	 * written pages. */
+	static const unsigned order[] = {
+	    FIO_SHAPE_VMSPLICE | FIO_SHAPE_DIRECT,
+	    FIO_SHAPE_VMSPLICE | FIO_SHAPE_DIRECT | FIO_SHAPE_GULP,
 	    FIO_SHAPE_HOT | FIO_SHAPE_GULP,
 	    FIO_SHAPE_HOT,
 	    FIO_SHAPE_GULP,
@@ -458,7 +502,7 @@ shapes_allowed(const struct repeat *r, unsigned *first)
 	    FIO_SHAPE_DIRECT | FIO_SHAPE_GULP,
 	    FIO_SHAPE_DIRECT,
 	};
-	unsigned allowed = 0, s;
+	unsigned allowed = 0, s, i;
 
 	for (s = 0; s < FIO_SHAPES; s++) {
 		if ((s & FIO_SHAPE_HOT) ? !fio_enabled(FIO_HOT_PAGE)
@@ -470,15 +514,27 @@ shapes_allowed(const struct repeat *r, unsigned *first)
 		if ((s & FIO_SHAPE_GULP) ? !fio_enabled(FIO_GULP)
 					 : r->out.pipe_size >= FIO_PIPE_GULP)
 			continue;
+		/* vmsplice() hands on pages of its own, straight. */
+		if ((s & FIO_SHAPE_VMSPLICE) &&
+		    (!fio_enabled(FIO_VMSPLICE) || (s & FIO_SHAPE_HOT) ||
+		     !(s & FIO_SHAPE_DIRECT)))
+			continue;
 		allowed |= 1u << s;
 	}
-	for (s = 0, *first = order[0]; s < FIO_SHAPES; s++)
-		if (allowed & 1u << order[s]) {
-			*first = order[s];
-			break;
-		}
-	if (!fio_enabled(FIO_PROBE) && !fio_forced(FIO_PROBE))
-		allowed &= 1u << *first;
+	*first = *other = FIO_SHAPES;
+	for (i = 0; i < sizeof order / sizeof order[0]; i++) {
+		if (!(allowed & 1u << order[i]))
+			continue;
+		if (*first == FIO_SHAPES)
+			*first = order[i];
+		else if (*other == FIO_SHAPES &&
+			 ((order[i] ^ *first) & FIO_SHAPE_VMSPLICE))
+			*other = order[i];
+	}
+	if (!fio_enabled(FIO_PROBE) && !fio_forced(FIO_PROBE)) {
+		allowed &= *first < FIO_SHAPES ? 1u << *first : 0;
+		*other = FIO_SHAPES;
+	}
 	return allowed;
 }
 
@@ -487,54 +543,24 @@ fio_repeat_tee(struct repeat *r)
 {
 	struct tee t = {r, {{-1, -1}, {-1, -1}}, {0, 0}, {-1, -1}, 0, 0, 0};
 	enum fio_status st = FIO_UNSUPPORTED;
-	unsigned allowed, first;
+	unsigned allowed, first, other;
 
 	if (!fio_repeat_pipe(r))
 		return FIO_UNSUPPORTED;
-	allowed = shapes_allowed(r, &first);
-	/* A refusal here is a refusal of tee() itself: nothing has moved. */
+	allowed = shapes_allowed(r, &first, &other);
+	/* Nothing has moved yet: a shape that cannot be built is passed. */
 	while (allowed && apply(&t, first) < 0) {
 		allowed &= ~(1u << first);
+		if (first == other)
+			other = FIO_SHAPES;
 		first = next_allowed(allowed, first);
 	}
+	if (other < FIO_SHAPES && !(allowed & 1u << other))
+		other = FIO_SHAPES;
 	if (allowed)
-		st = rounds(&t, allowed);
+		st = rounds(&t, allowed, other);
 	close_pair(t.src[0]);
 	close_pair(t.src[1]);
 	close_pair(t.mid);
-	return st;
-}
-
-/*
- * The light stage, between the start and the machinery: one source pipe
- * as the kernel makes it (not grown: its slots are the user's quota),
- * filled by one write of written pages, tee()d straight into the output
- * as it is, a round at a time, until the stream has sent until bytes.
- * It costs a pipe and a write, what GNU's yes spends on the next 64 KiB
- * anyway, and each round of 64 KiB then costs one tee() where GNU's
- * makes eight writes: no length pays more than GNU's yes for it
- * (FIO_LIGHT_BYTES in tune.h).
- */
-enum fio_status
-fio_repeat_light(struct repeat *r, uint64_t until)
-{
-	struct tee t = {r, {{-1, -1}, {-1, -1}}, {0, 0}, {-1, -1}, 0, 0, 0};
-	enum fio_status st = FIO_DONE;
-	int size;
-
-	if (!fio_repeat_pipe(r) || pipe2(t.src[0], O_CLOEXEC) < 0)
-		return FIO_UNSUPPORTED;
-	size = fcntl(t.src[0][1], F_GETPIPE_SZ);
-	/* From the start's buffer, as the start's writes are: no more
-	 * memory. */
-	t.content[0] =
-	    size > 0 ? fill_written(r, t.src[0][1], (size_t)size, r->bufsize)
-		     : 0;
-	t.shape = FIO_SHAPE_DIRECT;
-	if (t.content[0] == 0)
-		st = FIO_UNSUPPORTED;
-	while (st == FIO_DONE && r->left > 0 && r->sent < until)
-		st = one_round(&t);
-	close_pair(t.src[0]);
 	return st;
 }

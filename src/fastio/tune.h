@@ -74,7 +74,7 @@
  * The start of every repeated stream (repeat.c): write()s of whole
  * patterns filling FIO_START_CHUNK, GNU 9.1's BUFSIZ, until the reader
  * has taken FIO_START_BYTES more than the output pipe holds. Only then
- * are the pipes grown and the tee or vmsplice machinery built: a reader
+ * are the pipe grown and the vmsplice or tee machinery built: a reader
  * of a few lines, or of a few hundred KB, never pays for it.
  */
 #ifndef FIO_START_CHUNK
@@ -85,14 +85,12 @@
 #endif
 
 /*
- * After the start, yes's light stage (tee.c, fio_repeat_light): one
- * source pipe not grown, tee()d straight into the output, until the
- * stream has sent this much; only then are the pipes grown and the
- * shapes built and probed, whose set-up a shorter stream would not win
- * back.
+ * The bytes of one vmsplice() of yes's vmsplice() shape (tee.c, shape.h),
+ * GNU's development tree's size: the whole output pipe a call lost to it
+ * with every reader measured.
  */
-#ifndef FIO_LIGHT_BYTES
-#define FIO_LIGHT_BYTES ((uint64_t)4 << 20)
+#ifndef FIO_VMSPLICE_CHUNK
+#define FIO_VMSPLICE_CHUNK ((size_t)128 << 10)
 #endif
 
 /*
