@@ -226,9 +226,20 @@ START_TEST(background_child)
 }
 END_TEST
 
+/*
+ * A stage that handles the signal, behind one that ignores it: both read
+ * on to the end of their input (the trap ends a read it interrupts, with
+ * a status over 128, and the loop takes the next), so neither dies of
+ * it, and bash's status is known (it dies of SIGINT only where the last
+ * of its children to end died of it). Behind a cat that died of it, the
+ * handler's stage could end before that cat was reaped, and bash's own
+ * status was a race: 1 run in 40 died of SIGINT, the rest exited 130.
+ */
 #define CATCHER                                                                \
-	"cat | bash -c \"trap \\\"echo caught\\\" INT TERM; "                  \
-	"while read x; do echo got \\$x; done\""
+	"bash -c \"trap \\\"\\\" INT TERM; exec cat\" | "                      \
+	"bash -c \"trap \\\"echo caught\\\" INT TERM; "                        \
+	"while :; do if read x; then echo got \\$x; "                          \
+	"elif [ \\$? -le 128 ]; then break; fi; done\""
 
 /*
  * A signal mid-run. Each of bash and pipebench runs 'cat | cat' as the
