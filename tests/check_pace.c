@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Pacing's decision (src/fastio/pace.c, fio_pace_begin and
- * fio_pace_next), with made-up clocks: each case is a reader's state and
+ * fio_pace_next, and the spin's, fio_spin_begin and fio_spin_end), with
+ * made-up clocks: each case is a reader's state and
  * the looks of one or more calls, and what each look must decide (the
  * sleep, or 0 to stop looking) and leave in the reader's state. Nothing
  * here depends on the machine; the whole, with real sleeps, is
@@ -42,18 +43,18 @@ struct pace_case {
 /* A reader that takes 4 KiB every 10 us (400 MB/s): half a pipe in 1.28 ms. */
 #define PACED                                                                  \
 	{                                                                      \
-		10 * US, 4 * KIB, 0, 0, 0                                      \
+		10 * US, 4 * KIB, 0, 0, 0, 0, 0                                \
 	}
 
 static const struct pace_case cases[] = {
     {"a new reader: the first look sleeps the shortest sleep to learn",
-     {0, 0, 0, 0, 0},
+     {0, 0, 0, 0, 0, 0, 0},
      SIZE,
      SIZE,
      {{1, SIZE, 0, FIO_PACE_MIN_NS}, {-1, 0, 0, 0}},
-     {0, 0, 0, 0, 0}},
+     {0, 0, 0, 0, 0, 0, 0}},
     {"learnt between two looks: the sleep for the room still missing",
-     {0, 0, 0, 0, 0},
+     {0, 0, 0, 0, 0, 0, 0},
      SIZE,
      SIZE,
      /* 40 KiB in 50 us + 10 late: 1.5 us a KiB; half a pipe is 256 KiB,
@@ -61,7 +62,7 @@ static const struct pace_case cases[] = {
      {{1, SIZE, 1000000, FIO_PACE_MIN_NS},
       {0, SIZE - 40 * KIB, 1060000, 216 * 60000 / 40},
       {-1, 0, 0, 0}},
-     {60000, 40 * KIB, 10000, 0, 0}},
+     {60000, 40 * KIB, 10000, 0, 0, 0, 0}},
     {"the room is there: no sleep",
      PACED,
      SIZE,
@@ -86,28 +87,28 @@ static const struct pace_case cases[] = {
      SIZE,
      SIZE,
      {{1, SIZE / 2, 0, 0}, {-1, 0, 0, 0}},
-     {10 * US, 4 * KIB, 0, 1, 0}},
+     {10 * US, 4 * KIB, 0, 1, 0, 0, 0}},
     {"strike: emptied within our sleep, its pace forgotten",
      PACED,
      SIZE,
      SIZE,
      {{1, SIZE, 0, 256 * 10 * US / 4}, {0, 0, 700 * US, 0}, {-1, 0, 0, 0}},
-     {10 * US, 0, 60 * US, 1, 0}},
+     {10 * US, 0, 60 * US, 1, 0, 0, 0}},
     {"strike: half a pipe lasts it less than a sleep and our lateness",
-     {0, 0, 0, 0, 0},
+     {0, 0, 0, 0, 0, 0, 0},
      SIZE,
      SIZE,
      /* 256 KiB in 60 us: half a pipe in 60 us < 50 + 2 * 10. */
      {{1, SIZE, 0, FIO_PACE_MIN_NS},
       {0, SIZE - 256 * KIB + 4 * KIB, 60 * US, 0},
       {-1, 0, 0, 0}},
-     {60 * US, 0, 10 * US, 1, 0}},
+     {60 * US, 0, 10 * US, 1, 0, 0, 0}},
     {"two strikes in a row: left to the kernel, its pace forgotten",
      PACED,
      SIZE,
      SIZE,
      {{1, SIZE / 2, 0, 0}, {1, SIZE / 2, 100 * US, 0}, {-1, 0, 0, 0}},
-     {10 * US, 0, 0, 0, FIO_PACE_SKIP}},
+     {10 * US, 0, 0, 0, FIO_PACE_SKIP, 0, 0}},
     {"a paced call between two strikes: they are not in a row",
      PACED,
      SIZE,
@@ -116,14 +117,14 @@ static const struct pace_case cases[] = {
       {1, SIZE - 4 * KIB, 100 * US, 252 * 10 * US / 4},
       {1, SIZE / 2, 900 * US, 0},
       {-1, 0, 0, 0}},
-     {10 * US, 4 * KIB, 0, 1, 0}},
+     {10 * US, 4 * KIB, 0, 1, 0, 0, 0}},
     /*
      * One late sleep is one strike, not two: the strike for a pace too
      * fast forgets the pace, so the next call's first look learns a new
      * one instead of striking again by the same lateness.
      */
     {"one late sleep, then a reader of small bites: learnt anew",
-     {0, 0, 0, 0, 0},
+     {0, 0, 0, 0, 0, 0, 0},
      SIZE,
      SIZE,
      /* The sleep asked 50 us and lasted 600: 256 KiB in 600 us is
@@ -132,13 +133,13 @@ static const struct pace_case cases[] = {
       {0, SIZE - 256 * KIB + 4 * KIB, 600 * US, 0},
       {1, SIZE, 2000 * US, FIO_PACE_MIN_NS},
       {-1, 0, 0, 0}},
-     {600 * US, 0, 550 * US, 1, 0}},
+     {600 * US, 0, 550 * US, 1, 0, 0, 0}},
     {"too slow to matter: a sleep beyond the longest is not taken",
-     {1000 * US, 1, 0, 0, 0},
+     {1000 * US, 1, 0, 0, 0, 0, 0},
      SIZE,
      SIZE,
      {{1, SIZE, 0, 0}, {-1, 0, 0, 0}},
-     {1000 * US, 1, 0, 0, 0}},
+     {1000 * US, 1, 0, 0, 0, 0, 0}},
     {"the wanted room is half a pipe at most",
      PACED,
      SIZE,
@@ -191,7 +192,7 @@ END_TEST
  */
 START_TEST(skip_then_learn)
 {
-	struct fio_pace pc = {10 * US, 0, 0, 0, 3};
+	struct fio_pace pc = {10 * US, 0, 0, 0, 3, 0, 0};
 	struct fio_pace_call call = {0, 0, 0, 0};
 	struct fio_pace_look l = {SIZE, SIZE, SIZE, SIZE, 0};
 
@@ -204,6 +205,34 @@ START_TEST(skip_then_learn)
 }
 END_TEST
 
+/*
+ * The spin on a full pipe: every full pipe spins while the reader ends
+ * the spins; one that runs out of time counts, a hit in between forgives
+ * it, and two in a row leave the next FIO_SPIN_SKIP full pipes to the
+ * kernel, then spinning starts again.
+ */
+START_TEST(spin_misses)
+{
+	struct fio_pace pc = {0, 0, 0, 0, 0, 0, 0};
+	unsigned i;
+
+	ck_assert_int_eq(fio_spin_begin(&pc), 1);
+	fio_spin_end(&pc, 0);
+	ck_assert_int_eq(fio_spin_begin(&pc), 1);
+	fio_spin_end(&pc, 1);
+	ck_assert_int_eq(fio_spin_begin(&pc), 1);
+	fio_spin_end(&pc, 0);
+	ck_assert_int_eq(fio_spin_begin(&pc), 1);
+	fio_spin_end(&pc, 0);
+	ck_assert_uint_eq(pc.idle, FIO_SPIN_SKIP);
+	for (i = 0; i < FIO_SPIN_SKIP; i++)
+		ck_assert_int_eq(fio_spin_begin(&pc), 0);
+	ck_assert_int_eq(fio_spin_begin(&pc), 1);
+	fio_spin_end(&pc, 0);
+	ck_assert_uint_eq(pc.idle, 0);
+}
+END_TEST
+
 static Suite *
 pace_suite(void)
 {
@@ -212,6 +241,7 @@ pace_suite(void)
 
 	tcase_add_loop_test(tc, decisions, 0, NCASES);
 	tcase_add_test(tc, skip_then_learn);
+	tcase_add_test(tc, spin_misses);
 	suite_add_tcase(s, tc);
 	return s;
 }

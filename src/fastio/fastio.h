@@ -94,6 +94,8 @@ enum fio_strategy {
 	FIO_PROBE,    /* tee's shape chosen by measuring the reader
 			 (shape.c); FASTIO_FORCE=probe changes it every
 			 round, for the tests */
+	FIO_SPIN,     /* a full pipe retried, the CPU yielded, before a
+			 call that sleeps (pace.c) */
 	FIO_STRATEGY_COUNT
 };
 
@@ -235,11 +237,12 @@ struct fio_vote {
 /* The pace of a pipe's reader while it had bytes to read: it took
  * taken bytes (0: not known yet) in ns nanoseconds; late is how much
  * longer than asked our last sleep lasted, fast counts the times in a
- * row the reader outran the timer, skip the calls it is left alone for
- * (pace.c). */
+ * row the reader outran the timer, skip the calls it is left alone for;
+ * missed counts the spins in a row on a full pipe that the reader did
+ * not end, idle the full pipes left to the kernel since (pace.c). */
 struct fio_pace {
 	uint64_t ns, taken, late;
-	unsigned fast, skip;
+	unsigned fast, skip, missed, idle;
 };
 
 /*

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -45,6 +46,20 @@
  *
  * The decision (fio_pace_begin, fio_pace_next) is arithmetic on what a
  * look saw; fio_pace() makes the looks and the sleeps.
+ *
+ * A reader that empties the pipe sooner than a sleeping writer wakes
+ * (pv's splice of all it holds, dd bs=1M) is not paced, and the pipe is
+ * full again at our next call: the writer sleeps on it, the reader wakes
+ * it, finds the pipe empty and sleeps in turn, and each pipeful costs
+ * two wake-ups. Where a wake-up costs tens
+ * of microseconds (an idle virtual CPU is woken by its host) that is
+ * most of the time: `yes | pv` ran at 10-20 GB/s in such stretches and
+ * at 70 between them. So a call that finds the pipe full is retried at
+ * once, without sleeping, the CPU yielded between tries (a reader on our
+ * CPU runs in them), for FIO_SPIN_NS at most, and only then made to
+ * sleep: the room comes while we are awake, and the reader, fed at once,
+ * never finds the pipe empty (BENCHMARKS.md, "FIO_SPIN_NS"). A reader
+ * that takes longer than that is left to the kernel (fio_spin_begin).
  */
 
 /* The reader outran the timer: a strike; two in a row and it is left alone. */
@@ -58,13 +73,37 @@ strike(struct fio_pace *pc)
 	pc->taken = 0;
 }
 
+/* 1 if nothing is left to skip, else one fewer to skip and 0. */
+static int
+skipped_all(unsigned *left)
+{
+	if (*left == 0)
+		return 1;
+	--*left;
+	return 0;
+}
+
+int
+fio_spin_begin(struct fio_pace *pc)
+{
+	return skipped_all(&pc->idle);
+}
+
+void
+fio_spin_end(struct fio_pace *pc, int hit)
+{
+	if (hit) {
+		pc->missed = 0;
+	} else if (++pc->missed >= 2) {
+		pc->missed = 0;
+		pc->idle = FIO_SPIN_SKIP;
+	}
+}
+
 int
 fio_pace_begin(struct fio_pace *pc)
 {
-	if (pc->skip == 0)
-		return 1;
-	pc->skip--;
-	return 0;
+	return skipped_all(&pc->skip);
 }
 
 uint64_t
@@ -170,6 +209,58 @@ fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent, size_t want)
 	}
 }
 
+/* One call: the source's kind of call (see fio_splice_paced). */
+static ssize_t
+one_call(int from, int to, size_t len, unsigned flags, int interruptible,
+	 size_t align, struct iovec *iov)
+{
+	if (iov)
+		return fio_vmsplice(to, iov, 1, flags);
+	if (align)
+		return fio_tee(from, to, len, flags);
+	return fio_splice(from, to, len, flags, interruptible);
+}
+
+/*
+ * One call into a pipe that may be full: tried without blocking; if full,
+ * retried so, the CPU yielded between tries, until FIO_SPIN_NS have
+ * passed (fio_spin_begin says whether to), and then made as asked. A
+ * non-blocking output is never waited on: its EAGAIN is the caller's.
+ * Nor is a call that a signal must end (pipebench's relay): a signal
+ * that came during the spin would not end the sleep after it.
+ */
+static ssize_t
+spin_call(struct fio_pace *pc, int from, int to, size_t len, unsigned flags,
+	  int interruptible, size_t align, struct iovec *iov)
+{
+	uint64_t until = 0;
+	ssize_t n;
+
+	if ((flags & SPLICE_F_NONBLOCK) || interruptible ||
+	    !fio_enabled(FIO_SPIN))
+		return one_call(from, to, len, flags, interruptible, align,
+				iov);
+	for (;;) {
+		n = one_call(from, to, len, flags | SPLICE_F_NONBLOCK,
+			     interruptible, align, iov);
+		if (n >= 0 || errno != EAGAIN) {
+			if (until > 0)
+				fio_spin_end(pc, 1);
+			return n;
+		}
+		if (until == 0) {
+			if (!fio_spin_begin(pc))
+				break;
+			until = fio_now_ns() + FIO_SPIN_NS;
+		} else if (fio_now_ns() >= until) {
+			fio_spin_end(pc, 0);
+			break;
+		}
+		(void)sched_yield();
+	}
+	return one_call(from, to, len, flags, interruptible, align, iov);
+}
+
 size_t
 fio_splice_paced(struct fio_pace *pc, int from, int to, size_t size,
 		 uint64_t *sent, size_t len, unsigned flags, int interruptible,
@@ -196,12 +287,9 @@ fio_splice_paced(struct fio_pace *pc, int from, int to, size_t size,
 			at = moved % align;
 			iov.iov_base = (void *)(user + at);
 			iov.iov_len = asked = fio_min(align - at, asked);
-			n = fio_vmsplice(to, &iov, 1, flags);
-		} else if (align) {
-			n = fio_tee(from, to, asked, flags);
-		} else {
-			n = fio_splice(from, to, asked, flags, interruptible);
 		}
+		n = spin_call(pc, from, to, asked, flags, interruptible, align,
+			      user ? &iov : NULL);
 		if (n <= 0) {
 			if (n == 0)
 				errno = ENOSPC;

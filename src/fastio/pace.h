@@ -48,6 +48,16 @@ uint64_t fio_pace_next(struct fio_pace *pc, struct fio_pace_call *c,
 		       const struct fio_pace_look *l);
 
 /*
+ * fio_spin_begin: the call just found the pipe full: 1 to retry it
+ * without sleeping for FIO_SPIN_NS at most, 0 while full pipes are left
+ * to the kernel (pc->idle counts those down). fio_spin_end: the spin
+ * ended with room (hit) or with the time up; two that ended so in a row
+ * leave the next FIO_SPIN_SKIP to the kernel. Pure: no clock, no syscall.
+ */
+int fio_spin_begin(struct fio_pace *pc);
+void fio_spin_end(struct fio_pace *pc, int hit);
+
+/*
  * fio_pace: before writing want bytes into the pipe fd of size bytes,
  * sent bytes written into it so far: look at most FIO_PACE_LOOKS times,
  * sleeping as fio_pace_next says. Nothing when size is 0 or FIO_PACE is
@@ -66,9 +76,11 @@ void fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent,
  * or, with user not NULL, from user, a read-only buffer of align bytes
  * (whole patterns, the first at its first byte) handed on by vmsplice(),
  * at most align bytes a call, from where the stream stands in it.
- * Returns the bytes moved: len, fewer so stopped, or fewer with errno
- * from the call that moved nothing (ENOSPC for a 0). The one paced loop
- * of cat's pump and of yes's rounds, whatever their source.
+ * A call that finds the pipe full spins first (fio_spin_begin), unless
+ * interruptible: the source is ours and never waits, so only the
+ * reader's room is waited for. Returns the bytes moved: len, fewer so stopped,
+ * or fewer with errno from the call that moved nothing (ENOSPC for a 0). The
+ * one paced loop of cat's pump and of yes's rounds, whatever their source.
  */
 size_t fio_splice_paced(struct fio_pace *pc, int from, int to, size_t size,
 			uint64_t *sent, size_t len, unsigned flags,

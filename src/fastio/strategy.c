@@ -34,6 +34,7 @@ static const char *const strategy_names[FIO_STRATEGY_COUNT] = {
     [FIO_MIDDLE] = "middle",
     [FIO_GULP] = "gulp",
     [FIO_PROBE] = "probe",
+    [FIO_SPIN] = "spin",
 };
 
 /* Words of earlier releases, which users may have typed: "hot" was the

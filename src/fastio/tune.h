@@ -234,4 +234,17 @@
 #define FIO_PACE_SKIP 1024u
 #endif
 
+/*
+ * A full pipe (pace.c): retried without sleeping, the CPU yielded between
+ * tries, for FIO_SPIN_NS at most, about what the wake-up the sleep would
+ * cost (2-36 us on the machines measured, BENCHMARKS.md, "FIO_SPIN_NS"),
+ * so that a spin that fails costs at most what it could have saved. Two
+ * that fail in a row (a reader slower than that, or one asleep) leave the
+ * next FIO_SPIN_SKIP full pipes to the kernel.
+ */
+#ifndef FIO_SPIN_NS
+#define FIO_SPIN_NS 50000u
+#endif
+#define FIO_SPIN_SKIP 1024u
+
 #endif
