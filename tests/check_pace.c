@@ -2,8 +2,8 @@
 /*
  * Pacing's decision (src/fastio/pace.c, fio_pace_begin and
  * fio_pace_next, and the spin's, fio_spin_begin and fio_spin_end), with
- * made-up clocks: each case is a reader's state and
- * the looks of one or more calls, and what each look must decide (the
+ * made-up clocks: each case is a reader's state and the looks of one or
+ * more calls, and what each look must decide (the
  * sleep, or 0 to stop looking) and leave in the reader's state. Nothing
  * here depends on the machine; the whole, with real sleeps, is
  * check_pump's paced_reader (make check-timing).

@@ -51,24 +51,33 @@
  * (pv's splice of all it holds, dd bs=1M) is not paced, and the pipe is
  * full again at our next call: the writer sleeps on it, the reader wakes
  * it, finds the pipe empty and sleeps in turn, and each pipeful costs
- * two wake-ups. Where a wake-up costs tens
- * of microseconds (an idle virtual CPU is woken by its host) that is
- * most of the time: `yes | pv` ran at 10-20 GB/s in such stretches and
- * at 70 between them. So a call that finds the pipe full is retried at
- * once, without sleeping, the CPU yielded between tries (a reader on our
- * CPU runs in them), for FIO_SPIN_NS at most, and only then made to
- * sleep: the room comes while we are awake, and the reader, fed at once,
- * never finds the pipe empty (BENCHMARKS.md, "FIO_SPIN_NS"). A reader
- * that takes longer than that is left to the kernel (fio_spin_begin).
+ * two wake-ups. Where a wake-up costs tens of microseconds (an idle
+ * virtual CPU is woken by its host) that is most of the time: `yes | pv`
+ * ran at 10-20 GB/s in such stretches and at 70 between them. So a call
+ * that finds the pipe full is retried at once, without sleeping, the CPU
+ * yielded between tries (a reader on our CPU runs in them), for
+ * FIO_SPIN_NS at most, and only then made to sleep: the room comes while
+ * we are awake, and the reader, fed at once, never finds the pipe empty
+ * (BENCHMARKS.md, "FIO_SPIN_NS"). A reader that takes longer than that
+ * is left to the kernel (fio_spin_begin).
  */
+
+/* One more in a row: 1 at the second, the row then begun anew. */
+static int
+second_in_row(unsigned *row)
+{
+	if (++*row < 2)
+		return 0;
+	*row = 0;
+	return 1;
+}
 
 /* The reader outran the timer: a strike; two in a row and it is left alone. */
 static void
 strike(struct fio_pace *pc)
 {
-	if (++pc->fast < 2)
+	if (!second_in_row(&pc->fast))
 		return;
-	pc->fast = 0;
 	pc->skip = FIO_PACE_SKIP;
 	pc->taken = 0;
 }
@@ -92,12 +101,10 @@ fio_spin_begin(struct fio_pace *pc)
 void
 fio_spin_end(struct fio_pace *pc, int hit)
 {
-	if (hit) {
+	if (hit)
 		pc->missed = 0;
-	} else if (++pc->missed >= 2) {
-		pc->missed = 0;
+	else if (second_in_row(&pc->missed))
 		pc->idle = FIO_SPIN_SKIP;
-	}
 }
 
 int

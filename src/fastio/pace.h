@@ -78,9 +78,10 @@ void fio_pace(struct fio_pace *pc, int fd, size_t size, uint64_t sent,
  * at most align bytes a call, from where the stream stands in it.
  * A call that finds the pipe full spins first (fio_spin_begin), unless
  * interruptible: the source is ours and never waits, so only the
- * reader's room is waited for. Returns the bytes moved: len, fewer so stopped,
- * or fewer with errno from the call that moved nothing (ENOSPC for a 0). The
- * one paced loop of cat's pump and of yes's rounds, whatever their source.
+ * reader's room is waited for. Returns the bytes moved: len, fewer so
+ * stopped, or fewer with errno from the call that moved nothing (ENOSPC
+ * for a 0). The one paced loop of cat's pump and of yes's rounds,
+ * whatever their source.
  */
 size_t fio_splice_paced(struct fio_pace *pc, int from, int to, size_t size,
 			uint64_t *sent, size_t len, unsigned flags,
