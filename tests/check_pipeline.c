@@ -11,11 +11,13 @@
 #include "config.h"
 
 #include <check.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spawn.h"
@@ -191,23 +193,28 @@ START_TEST(held_back)
 END_TEST
 
 /*
- * Once bash's n children are the pipeline's stages, each past its exec
- * (its program no longer bash's): polled, nothing assumed about time.
+ * Once the pipeline's last stage, the child of bash that writes out, is
+ * past its exec, and every other child still there is too: bash forks
+ * the stages in order and sets up each one's descriptors before its
+ * exec, so all are then stages as the watch will find them. Not a count
+ * of children: a first stage whose reader took all it had may be gone
+ * before the last one starts. Bash's program is known by its path, not
+ * read from the shell's process, which may not have reached its own exec
+ * yet. Polled, nothing assumed about time.
  */
 static void
-wait_stages(pid_t pid, int n)
+wait_stages(pid_t pid, const char *out)
 {
-	char path[64], bash[4096], exe[4096], list[4096];
+	char path[64], bash[PATH_MAX], exe[PATH_MAX], list[4096];
+	struct stat want, sb;
 	ssize_t len;
 
-	snprintf(path, sizeof path, "/proc/%ld/exe", (long)pid);
-	len = readlink(path, bash, sizeof bash - 1);
-	ck_assert_int_gt(len, 0);
-	bash[len] = '\0';
+	ck_assert_ptr_nonnull(realpath("/bin/bash", bash));
+	ck_assert_int_eq(stat(out, &want), 0);
 	for (;;) {
 		char *p = list, *end;
 		size_t got;
-		int k = 0, ready = 1;
+		int last = 0, ready = 1;
 		FILE *f;
 
 		snprintf(path, sizeof path, "/proc/%ld/task/%ld/children",
@@ -216,14 +223,20 @@ wait_stages(pid_t pid, int n)
 		got = fread(list, 1, sizeof list - 1, f);
 		fclose(f);
 		list[got] = '\0';
-		for (long c; (c = strtol(p, &end, 10)) > 0; p = end, k++) {
+		for (long c; (c = strtol(p, &end, 10)) > 0; p = end) {
 			snprintf(path, sizeof path, "/proc/%ld/exe", c);
 			len = readlink(path, exe, sizeof exe - 1);
 			if (len <= 0 ||
-			    ((void)(exe[len] = '\0'), strcmp(exe, bash) == 0))
+			    ((void)(exe[len] = '\0'), strcmp(exe, bash) == 0)) {
 				ready = 0;
+				continue;
+			}
+			snprintf(path, sizeof path, "/proc/%ld/fd/1", c);
+			if (stat(path, &sb) == 0 && sb.st_dev == want.st_dev &&
+			    sb.st_ino == want.st_ino)
+				last = 1;
 		}
-		if (k == n && ready)
+		if (last && ready)
 			return;
 		poll(NULL, 0, 5);
 	}
@@ -275,7 +288,7 @@ START_TEST(watched_as_run)
 	struct spawn s = {0}, w = {0};
 	struct spawn_child c;
 	struct spawn_result r, rw;
-	int held = shapes[_i].source != NULL ? 1 : shapes[_i].held, n = 3, k;
+	int held = shapes[_i].source != NULL ? 1 : shapes[_i].held, k;
 	char named[64], got_program[256];
 	const char *at;
 
@@ -284,13 +297,12 @@ START_TEST(watched_as_run)
 		fill(source, sizeof source, shapes[_i].source);
 		snprintf(cmd, sizeof cmd, "%s %s | %s > %s", source, path,
 			 pipeline, out);
-		n++;
 	} else {
 		snprintf(cmd, sizeof cmd, "< %s %s > %s", path, pipeline, out);
 	}
 	spawn_init(&s, "/bin/bash", sh, NULL, OUT_DEVNULL);
 	ck_assert_int_eq(spawn_start(&s, &c), 0);
-	wait_stages(c.pid, n);
+	wait_stages(c.pid, out);
 	snprintf(pid, sizeof pid, "%ld", (long)c.pid);
 	spawn_init(&w, "pipebench", argv, NULL, OUT_PIPE);
 	ck_assert_int_eq(spawn_run(&w, &rw), 0);
