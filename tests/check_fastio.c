@@ -296,7 +296,8 @@ END_TEST
 /*
  * The start of a long stream ends where the bytes sent have paid for the
  * machinery's set-up (repeat.c, fio_repeat_stage_end): a pipeful and
- * FIO_START_BYTES in; the machinery never.
+ * FIO_START_BYTES in; the first vmsplice() buffer FIO_VMSPLICE_STEP
+ * later; the machinery never.
  */
 START_TEST(repeat_stages)
 {
@@ -308,6 +309,10 @@ START_TEST(repeat_stages)
 	    {FIO_STAGE_START, 65536, 65536 + FIO_START_BYTES},
 	    {FIO_STAGE_START, 8192, 8192 + FIO_START_BYTES},
 	    {FIO_STAGE_START, 32u << 20, (32u << 20) + FIO_START_BYTES},
+	    {FIO_STAGE_FIRST_GIFT, 65536,
+	     65536 + FIO_START_BYTES + FIO_VMSPLICE_STEP},
+	    {FIO_STAGE_FIRST_GIFT, 8192,
+	     8192 + FIO_START_BYTES + FIO_VMSPLICE_STEP},
 	    {FIO_STAGE_MACHINERY, 65536, FIO_FOREVER},
 	};
 	size_t i, pipe;
@@ -318,8 +323,11 @@ START_TEST(repeat_stages)
 			cases[i].end,
 		    "case %zu", i);
 	for (pipe = 4096; pipe <= (size_t)64 << 20; pipe *= 2)
-		ck_assert(fio_repeat_stage_end(FIO_STAGE_START, pipe) <
-			  fio_repeat_stage_end(FIO_STAGE_MACHINERY, pipe));
+		ck_assert(
+		    fio_repeat_stage_end(FIO_STAGE_START, pipe) <
+			fio_repeat_stage_end(FIO_STAGE_FIRST_GIFT, pipe) &&
+		    fio_repeat_stage_end(FIO_STAGE_FIRST_GIFT, pipe) <
+			fio_repeat_stage_end(FIO_STAGE_MACHINERY, pipe));
 }
 END_TEST
 

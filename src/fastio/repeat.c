@@ -134,7 +134,14 @@ fio_repeat_stage_end(enum fio_stage stage, size_t pipe_size)
 {
 	uint64_t start = (uint64_t)pipe_size + FIO_START_BYTES;
 
-	return stage == FIO_STAGE_START ? start : FIO_FOREVER;
+	switch (stage) {
+	case FIO_STAGE_START:
+		return start;
+	case FIO_STAGE_FIRST_GIFT:
+		return start + FIO_VMSPLICE_STEP;
+	default:
+		return FIO_FOREVER;
+	}
 }
 
 static enum fio_status
@@ -223,16 +230,20 @@ int
 fio_repeat_map_pages(struct repeat *r, size_t size)
 {
 	size_t page = fio_page_size();
-	char *p;
+	char *p, *was = r->gift;
+	size_t wassize = r->giftsize;
 
-	if (r->gift != NULL)
+	if (r->gift != NULL && r->giftsize >= size)
 		return 0;
 	size = (size + page - 1) / page * page;
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	if (p == MAP_FAILED || keep_gift(r, p, size) < 0)
 		return -1;
-	return keep_gift(r, p, size);
+	if (was != NULL && !r->gifted)
+		munmap(was, wassize);
+	r->gifted = 0;
+	return 0;
 }
 
 /*
@@ -339,6 +350,7 @@ fio_repeat(const struct fio_fd *out, const void *pattern, size_t len,
 	if (r.out.flags & FIO_NONBLOCK)
 		r.splice_flags = SPLICE_F_NONBLOCK;
 	r.left = limit;
+	r.start_pipe = r.out.pipe_size;
 	if (fio_enabled(FIO_START))
 		st = repeat_start(&r);
 	if (st == FIO_DONE && r.left > 0)

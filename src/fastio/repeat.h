@@ -30,6 +30,7 @@ struct repeat {
 	unsigned splice_flags;
 	struct fio_pace pace; /* the output pipe's reader (pace.c) */
 	size_t grown_from;    /* the output pipe's size before we grew it */
+	size_t start_pipe;    /* the output pipe's size at the start */
 };
 
 /* n bytes reached the output. */
@@ -37,12 +38,13 @@ void fio_repeat_advance(struct repeat *r, size_t n);
 
 /*
  * The stages of a long stream (repeat.c): GNU's writes (the start), then
- * the machinery. fio_repeat_stage_end: the bytes sent by which a stage
- * ends, into an output pipe of pipe_size bytes. The machinery begins
- * only once the bytes sent have paid for what it builds. Pure: no
+ * the machinery with a small vmsplice() buffer (the first gift), then
+ * with its full one. fio_repeat_stage_end: the bytes sent by which a
+ * stage ends, into an output pipe of pipe_size bytes at the start. Each
+ * begins only once the bytes sent have paid for what it builds. Pure: no
  * syscall.
  */
-enum fio_stage { FIO_STAGE_START, FIO_STAGE_MACHINERY };
+enum fio_stage { FIO_STAGE_START, FIO_STAGE_FIRST_GIFT, FIO_STAGE_MACHINERY };
 uint64_t fio_repeat_stage_end(enum fio_stage stage, size_t pipe_size);
 
 /*
@@ -59,10 +61,12 @@ enum fio_status fio_repeat_failed(void);
 size_t fio_repeat_plain(struct repeat *r, size_t size);
 
 /*
- * The vmsplice() shape's buffer (tee.c), if there is none yet: size
- * bytes of patterns in pages of their own (not a huge page: one page's
- * count taken and dropped by both sides, for every slot, cost the
- * reader), read-only, in r->gift. Returns 0, or -1 with errno.
+ * The vmsplice() shape's buffer (tee.c), if there is none yet or it is
+ * smaller: size bytes of patterns in pages of their own (not a huge page:
+ * one page's count taken and dropped by both sides, for every slot, cost
+ * the reader), read-only, in r->gift. A smaller one that vmsplice() took
+ * pages of stays mapped: a pipe may still hold them. Returns 0, or -1
+ * with errno, the buffer as it was.
  */
 int fio_repeat_map_pages(struct repeat *r, size_t size);
 

@@ -68,16 +68,27 @@ slot_bytes(const struct repeat *r)
 }
 
 /*
- * What the vmsplice() shape hands on a call: the whole patterns of
- * FIO_VMSPLICE_CHUNK, or one longer pattern. Its buffer starts on a page,
- * so a pattern whose length divides a page goes out in whole pages.
+ * What the vmsplice() shape hands on a call, from a buffer of room
+ * bytes: the whole patterns of FIO_VMSPLICE_CHUNK at most, or one longer
+ * pattern. Its buffer starts on a page, so a pattern whose length
+ * divides a page goes out in whole pages.
  */
 static size_t
-vm_bytes(const struct repeat *r)
+vm_bytes(const struct repeat *r, size_t room)
 {
-	return r->len <= FIO_VMSPLICE_CHUNK
-		   ? FIO_VMSPLICE_CHUNK / r->len * r->len
-		   : r->len;
+	size_t chunk = fio_min(room, FIO_VMSPLICE_CHUNK);
+
+	return r->len <= chunk ? chunk / r->len * r->len : r->len;
+}
+
+/* The buffer the stream has paid for so far (repeat.h, the stages). */
+static size_t
+vm_room(const struct repeat *r)
+{
+	return r->sent <
+		       fio_repeat_stage_end(FIO_STAGE_FIRST_GIFT, r->start_pipe)
+		   ? FIO_VMSPLICE_FIRST
+		   : FIO_VMSPLICE_CHUNK;
 }
 
 /*
@@ -243,7 +254,7 @@ apply(struct tee *t, unsigned s)
 	    shrink_out(r) < 0)
 		return -1;
 	if (s & FIO_SHAPE_VMSPLICE) {
-		if (fio_repeat_map_pages(r, vm_bytes(r)) < 0)
+		if (fio_repeat_map_pages(r, vm_bytes(r, vm_room(r))) < 0)
 			return -1;
 	} else if (build_source(t, hot) < 0 ||
 		   (!(s & FIO_SHAPE_DIRECT) && build_mid(t) < 0)) {
@@ -347,9 +358,14 @@ one_round(struct tee *t)
 	    round % fio_page_size() == 0)
 		n = fio_min(n, round - (size_t)(r->sent % round));
 	if (t->shape & FIO_SHAPE_VMSPLICE) {
-		moved = fio_splice_paced(
-		    &r->pace, -1, r->out.fd, r->out.pipe_size, &sent, n,
-		    r->splice_flags, 0, vm_bytes(r), r->gift, &calls);
+		/* The full buffer, once paid for; where it cannot be had,
+		 * the first one goes on. */
+		if (r->giftsize < vm_bytes(r, vm_room(r)))
+			(void)fio_repeat_map_pages(r, vm_bytes(r, vm_room(r)));
+		moved =
+		    fio_splice_paced(&r->pace, -1, r->out.fd, r->out.pipe_size,
+				     &sent, n, r->splice_flags, 0,
+				     vm_bytes(r, r->giftsize), r->gift, &calls);
 		if (moved > 0) {
 			r->gifted = 1;
 			fio_repeat_advance(r, moved);

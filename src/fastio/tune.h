@@ -74,14 +74,19 @@
  * The start of every repeated stream (repeat.c): write()s of whole
  * patterns filling FIO_START_CHUNK, GNU 9.1's BUFSIZ, until the reader
  * has taken FIO_START_BYTES more than the output pipe holds. Only then
- * are the pipe grown and the vmsplice or tee machinery built: a reader
- * of a few lines, or of a few hundred KB, never pays for it.
+ * are the pipe grown and the vmsplice or tee machinery built, with a
+ * buffer of FIO_VMSPLICE_FIRST: a reader of a few lines, or of a pipeful,
+ * never pays for it. A later start puts the set-up on the critical path
+ * after GNU's development tree, grown at its first byte, has gained for
+ * longer: 256 KiB cost up to 1.048x its time (at 420 KB), 128 KiB
+ * 1.032x, 64 KiB 1.030x at 200 KB and at most 1.024x elsewhere (yes a |
+ * head -c N, 400 runs, 6.18.44-fc-v1045; BENCHMARKS.md, "Decisions").
  */
 #ifndef FIO_START_CHUNK
 #define FIO_START_CHUNK ((size_t)8 << 10)
 #endif
 #ifndef FIO_START_BYTES
-#define FIO_START_BYTES ((uint64_t)256 << 10)
+#define FIO_START_BYTES ((uint64_t)64 << 10)
 #endif
 
 /*
@@ -91,6 +96,21 @@
  */
 #ifndef FIO_VMSPLICE_CHUNK
 #define FIO_VMSPLICE_CHUNK ((size_t)128 << 10)
+#endif
+
+/*
+ * The first buffer of the vmsplice() shape is FIO_VMSPLICE_FIRST, and the
+ * one of FIO_VMSPLICE_CHUNK is made only once the stream has sent
+ * FIO_VMSPLICE_STEP more (repeat.h, the stages): each new page costs a
+ * fault of 2.5-3 us where a VM backs them (32 pages are 3% of a 300 KB
+ * yes | head on 6.18.44-fc-v1045), and smaller calls cost about that
+ * again each MB (BENCHMARKS.md, "Decisions").
+ */
+#ifndef FIO_VMSPLICE_FIRST
+#define FIO_VMSPLICE_FIRST ((size_t)32 << 10)
+#endif
+#ifndef FIO_VMSPLICE_STEP
+#define FIO_VMSPLICE_STEP ((uint64_t)2 << 20)
 #endif
 
 /*
