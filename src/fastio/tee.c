@@ -358,10 +358,10 @@ one_round(struct tee *t)
 	    round % fio_page_size() == 0)
 		n = fio_min(n, round - (size_t)(r->sent % round));
 	if (t->shape & FIO_SHAPE_VMSPLICE) {
-		/* The full buffer, once paid for; where it cannot be had,
-		 * the first one goes on. */
-		if (r->giftsize < vm_bytes(r, vm_room(r)))
-			(void)fio_repeat_map_pages(r, vm_bytes(r, vm_room(r)));
+		/* The full buffer, once paid for (until then the call keeps
+		 * the one there is); where it cannot be had, the first one
+		 * goes on. */
+		(void)fio_repeat_map_pages(r, vm_bytes(r, vm_room(r)));
 		moved =
 		    fio_splice_paced(&r->pace, -1, r->out.fd, r->out.pipe_size,
 				     &sent, n, r->splice_flags, 0,
