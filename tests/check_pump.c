@@ -665,8 +665,10 @@ END_TEST
  * bytes: the pump from a file (cat), or fio_repeat with a 53-byte line
  * (yes). The child's voluntary context switches say how often it slept.
  * Paced (pace.c), it sleeps about once a chunk; unpaced, the reader's
- * reads of a full pipe wake it nearly once a read. _i: bit 0 unpaced,
- * bit 1 fio_repeat.
+ * reads of a full pipe wake it nearly once a read. Unpaced means left
+ * to the kernel's wake-ups: the spin on a full pipe (spin_call) is off
+ * too, or the writer would yield instead of sleeping and the control
+ * would show nothing. _i: bit 0 unpaced, bit 1 fio_repeat.
  *
  * fio_repeat's start (repeat.c, FIO_STAGE_START) writes as GNU's yes
  * does, into the pipe as the kernel made it, unpaced: each of the
@@ -721,7 +723,7 @@ paced_run(int i, unsigned *reads, unsigned *start)
 		close(p[0]);
 		fio_reset();
 		if (i & 1)
-			fio_disable("pace");
+			fio_disable("pace,spin");
 		if (fio_classify(fd, &in) != 0 || fio_classify(p[1], &out) != 0)
 			_exit(1);
 		rc = repeat
