@@ -641,6 +641,117 @@ START_TEST(shape_changes)
 }
 END_TEST
 
+/*
+ * The hot source's rounds take its two pages in turn (tee.c, fill_hot):
+ * one shape only (hot, through the middle pipe), under strace, the
+ * rounds' tee()s (blocking, into the middle pipe; the filling's are
+ * non-blocking) come from two source pipes, never the same one twice in
+ * a row. Then the pipe2() that made the second is failed: the first
+ * serves alone, and the stream is whole either way.
+ */
+#define TURN_BYTES (24 * MIB)
+
+struct turns {
+	int fd[2];	  /* the rounds' sources, in order of first use */
+	unsigned rounds;  /* the rounds' tee()s */
+	unsigned repeats; /* rounds from the source of the round before */
+	unsigned second;  /* the pipe2() call (from 1) that made fd[1] */
+	unsigned injected;
+};
+
+static void
+read_turns(const char *log, struct turns *t)
+{
+	char line[512], *call;
+	unsigned pipes = 0, made[64] = {0}; /* made[fd]: its pipe2() */
+	int last = -1, a, r, w;
+	FILE *f = fopen(log, "r");
+
+	ck_assert_ptr_nonnull(f);
+	memset(t, 0, sizeof *t);
+	t->fd[0] = t->fd[1] = -1;
+	while (fgets(line, sizeof line, f)) {
+		call = line + strspn(line, "0123456789 ");
+		if (strstr(line, "(INJECTED)") != NULL) {
+			t->injected++;
+			pipes++;
+		} else if (sscanf(call, "pipe2([%d, %d]", &r, &w) == 2) {
+			pipes++;
+			if (r >= 0 && r < 64)
+				made[r] = pipes;
+		} else if (sscanf(call, "tee(%d,", &a) == 1 &&
+			   strstr(call, "SPLICE_F_NONBLOCK") == NULL) {
+			t->rounds++;
+			t->repeats += a == last;
+			last = a;
+			if (t->fd[0] < 0) {
+				t->fd[0] = a;
+			} else if (t->fd[1] < 0 && a != t->fd[0]) {
+				t->fd[1] = a;
+				t->second = a < 64 ? made[a] : 0;
+			}
+		}
+	}
+	fclose(f);
+}
+
+/* yes under strace, one shape, the nth pipe2() failed if n > 0. */
+static void
+run_turns(unsigned n, struct turns *t)
+{
+	static const char *const env[] = {
+	    "FASTIO_DISABLE=start,vmsplice,pages,direct,probe",
+	    "ASAN_OPTIONS=detect_leaks=0", NULL};
+	const char *argv[12] = {"strace", "-f", "-qq", "--seccomp-bpf",
+				"-o",	  NULL, "-e",  "trace=tee,pipe2"};
+	char inject[64], msg[256], *log = spawn_temp_path("", 0), *buf;
+	size_t moved = 0;
+	int out, status, i = 8;
+	ssize_t k;
+	pid_t pid;
+
+	buf = malloc(MIB / 8);
+	ck_assert_ptr_nonnull(buf);
+	argv[5] = log;
+	snprintf(inject, sizeof inject, "inject=pipe2:error=EMFILE:when=%u", n);
+	if (n > 0) {
+		argv[i++] = "-e";
+		argv[i++] = inject;
+	}
+	argv[i] = spawn_path("yes");
+	pid = spawn_piped(SPAWN_STRACE, argv, env, -1, &out);
+	while (moved < TURN_BYTES && (k = read(out, buf, MIB / 8)) > 0 &&
+	       k % 2 == 0) {
+		ck_assert_msg(lines_check(buf, (size_t)k, "y\n", 2, 1, msg,
+					  sizeof msg) == 0,
+			      "at byte %zu: %s", moved, msg);
+		moved += (size_t)k;
+	}
+	ck_assert_uint_ge(moved, TURN_BYTES);
+	close(out);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	read_turns(log, t);
+	unlink(log);
+	free(log);
+	free(buf);
+}
+
+START_TEST(hot_turns)
+{
+	struct turns t, one;
+
+	run_turns(0, &t);
+	ck_assert_uint_ge(t.rounds, 10);
+	ck_assert_int_ge(t.fd[1], 0);
+	ck_assert_uint_eq(t.repeats, 0);
+	ck_assert_uint_gt(t.second, 0);
+	run_turns(t.second, &one);
+	ck_assert_uint_eq(one.injected, 1);
+	ck_assert_uint_ge(one.rounds, 10);
+	ck_assert_int_lt(one.fd[1], 0);
+}
+END_TEST
+
 static spawn_need *const strace[] = {spawn_need_strace, NULL};
 static spawn_need *const native[] = {spawn_need_native, NULL};
 static spawn_need *const pty[] = {spawn_need_pty, NULL};
@@ -666,6 +777,7 @@ yes_suite(void)
 	tcase_add_loop_test(tc, address_space_limit, 0, 4);
 	suite_add_tcase(s, tc);
 	suite_add_needing(s, "shapes", shape_changes, NSHAPES, strace);
+	suite_add_needing(s, "hot turns", hot_turns, 1, strace);
 	suite_add_needing(s, "memory", devnull_memory, 1, native);
 	suite_add_needing(s, "tty", tty_output, 2, pty);
 	return s;

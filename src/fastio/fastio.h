@@ -79,8 +79,9 @@ enum fio_strategy {
 	FIO_SENDFILE,
 	FIO_ONE_READ, /* a small file in one read(), into the buffer */
 	FIO_PAGES,    /* tee's source: distinct written pages (tee.c) */
-	FIO_HOT_PAGE, /* tee's source of one page in every slot: every
-			 reader's first shape, until the probe (tee.c) */
+	FIO_HOT_PAGE, /* tee's source of one page in every slot (two
+			 such, in turn): every reader's first shape, until
+			 the probe (tee.c) */
 	FIO_BITES,    /* smaller splices from a file, for such a reader
 			 (pump.c) */
 	FIO_THREAD,   /* a second thread writes bulk output (writer.c) */

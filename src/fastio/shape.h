@@ -14,8 +14,9 @@
 
 /*
  * A shape is four choices, one bit each. Its source: pages of a private
- * pipe tee()d into the output, one page in every slot (HOT), which a
- * reader that copies keeps in its cache, or a page of its own in every
+ * pipe tee()d into the output, one page in every slot (HOT; two such
+ * pipes of a page each, the rounds in turn), which a reader that copies
+ * keeps in its cache, or a page of its own in every
  * slot, written once; or (VMSPLICE) a read-only buffer of pages of its
  * own handed to the output by vmsplice(), as GNU's development tree
  * does. Its path: straight into the output (DIRECT), or into a middle

@@ -35,9 +35,10 @@
 
 struct tee {
 	struct repeat *r;
-	int src[2][2];	   /* the sources: [0] written pages, [1] one hot
-			    * page; -1 where not built */
-	size_t content[2]; /* the bytes each holds */
+	int src[3][2];	   /* the sources: [0] written pages, [1] and [2]
+			    * one hot page each; -1 where not built */
+	size_t content[3]; /* the bytes each holds */
+	unsigned turn;	   /* the hot source of the next round: 1 or 2 */
 	int mid[2];	   /* the middle pipe, or -1 */
 	size_t midcap;
 	unsigned shape;	  /* the shape the pipes are in */
@@ -125,8 +126,14 @@ fill_written(struct repeat *r, int fd, size_t cap, size_t want)
 }
 
 /*
- * The hot source: the same page in every slot, which a reader that
- * copies keeps in its cache. One page of patterns is written into a
+ * A hot source: the same page in every slot, which a reader that
+ * copies keeps in its cache. There are two, of a page each, and the
+ * rounds take them in turn: each slot's reference is taken on the
+ * page's one count by our tee() and dropped by the reader's release,
+ * and with one page the two CPUs fought for that count's cache line
+ * all the time, where with two each round's page is left to us while
+ * the reader drops the last round's (yes | pv, BENCHMARKS.md,
+ * "Strategies"). One page of patterns is written into a
  * helper pipe and doubled: the source tee()d into the helper and
  * spliced back: a write, a splice, and a tee() and a splice a doubling,
  * 18 calls for 256 slots.
@@ -172,11 +179,11 @@ close_pair(int p[2])
 	p[0] = p[1] = -1;
 }
 
-/* A source of each kind is built when a shape first needs it. */
+/* Source i (the written one, or a hot one), if not built yet. */
 static int
-build_source(struct tee *t, unsigned hot)
+build_one(struct tee *t, unsigned i)
 {
-	int *p = t->src[hot];
+	int *p = t->src[i];
 	size_t cap;
 
 	if (p[0] >= 0)
@@ -188,13 +195,35 @@ build_source(struct tee *t, unsigned hot)
 	/* A round fills the output pipe at most: its slots count against
 	 * the user's pipe quota. */
 	cap = fio_min(fio_pipe_grow(p[1], FIO_TEE_ROUND), FIO_TEE_ROUND);
-	t->content[hot] = hot ? fill_hot(t->r, p, cap)
+	t->content[i] = i > 0 ? fill_hot(t->r, p, cap)
 			      : fill_written(t->r, p[1], cap, FIO_WRITE_CHUNK);
-	if (t->content[hot] == 0) {
+	if (t->content[i] == 0) {
 		close_pair(p);
 		return -1;
 	}
 	return 0;
+}
+
+/* A source of each kind is built when a shape first needs it; where the
+ * second hot page cannot be had (the quota), the first serves alone. */
+static int
+build_source(struct tee *t, unsigned hot)
+{
+	if (build_one(t, hot) < 0)
+		return -1;
+	if (hot)
+		(void)build_one(t, 2);
+	return 0;
+}
+
+/* The source of this round: the written one, or the hot ones in turn. */
+static unsigned
+round_source(struct tee *t, unsigned hot)
+{
+	if (!hot || t->src[2][0] < 0)
+		return hot;
+	t->turn = 3 - t->turn;
+	return 3 - t->turn;
 }
 
 /* The middle pipe holds a round: as much as the output pipe. */
@@ -272,8 +301,12 @@ tidy(struct tee *t)
 	if (t->shape & FIO_SHAPE_VMSPLICE) {
 		close_pair(t->src[0]);
 		close_pair(t->src[1]);
+		close_pair(t->src[2]);
+	} else if (t->shape & FIO_SHAPE_HOT) {
+		close_pair(t->src[0]);
 	} else {
-		close_pair(t->src[t->shape & FIO_SHAPE_HOT ? 0 : 1]);
+		close_pair(t->src[1]);
+		close_pair(t->src[2]);
 	}
 	if (t->shape & FIO_SHAPE_DIRECT)
 		close_pair(t->mid);
@@ -336,9 +369,12 @@ static enum fio_status
 one_round(struct tee *t)
 {
 	struct repeat *r = t->r;
-	unsigned hot = t->shape & FIO_SHAPE_HOT ? 1 : 0, calls;
+	unsigned src = t->shape & FIO_SHAPE_VMSPLICE
+			   ? 0
+			   : round_source(t, t->shape & FIO_SHAPE_HOT ? 1 : 0),
+		 calls;
 	size_t n = fio_min(t->shape & FIO_SHAPE_VMSPLICE ? FIO_TEE_ROUND
-							 : t->content[hot],
+							 : t->content[src],
 			   r->left),
 	       moved = 0, round;
 	uint64_t sent = r->sent;
@@ -374,7 +410,7 @@ one_round(struct tee *t)
 	}
 	if (!(t->shape & FIO_SHAPE_DIRECT)) {
 		n = fio_min(n, t->midcap);
-		k = fio_tee(t->src[hot][0], t->mid[1], n, 0);
+		k = fio_tee(t->src[src][0], t->mid[1], n, 0);
 		if (k <= 0) {
 			if (k == 0)
 				errno = EIO; /* our own source pipe ran dry */
@@ -390,7 +426,7 @@ one_round(struct tee *t)
 	}
 	/* Straight: each tee() starts at the source's first slot again, at
 	 * a pattern's start, where the stream is after realign(). */
-	moved = fio_splice_paced(&r->pace, t->src[hot][0], r->out.fd,
+	moved = fio_splice_paced(&r->pace, t->src[src][0], r->out.fd,
 				 r->out.pipe_size, &sent, n, r->splice_flags, 0,
 				 r->len, NULL, &calls);
 	if (moved > 0)
@@ -557,7 +593,8 @@ shapes_allowed(const struct repeat *r, unsigned *first, unsigned *other)
 enum fio_status
 fio_repeat_tee(struct repeat *r)
 {
-	struct tee t = {r, {{-1, -1}, {-1, -1}}, {0, 0}, {-1, -1}, 0, 0, 0};
+	struct tee t = {
+	    r, {{-1, -1}, {-1, -1}, {-1, -1}}, {0, 0, 0}, 1, {-1, -1}, 0, 0, 0};
 	enum fio_status st = FIO_UNSUPPORTED;
 	unsigned allowed, first, other;
 
@@ -577,6 +614,7 @@ fio_repeat_tee(struct repeat *r)
 		st = rounds(&t, allowed, other);
 	close_pair(t.src[0]);
 	close_pair(t.src[1]);
+	close_pair(t.src[2]);
 	close_pair(t.mid);
 	return st;
 }

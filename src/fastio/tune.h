@@ -35,9 +35,9 @@
  * user's pipe quota (fs.pipe-user-pages-soft, 64 MiB) for as long as the
  * pipe lives: a cat from a file into a pipe holds this and half of it
  * (the private pipe of one chunk), yes its output pipe (this or
- * FIO_PIPE_GULP) and a round's source and middle pipes, up to 768 pages
- * (doc/design.md, "Pipes and the user's quota"), pipebench its own size
- * (PB_PIPE_SIZE).
+ * FIO_PIPE_GULP), a round's middle pipe and its source (the hot one is
+ * two pipes), up to 1,024 pages (doc/design.md, "Pipes and the user's
+ * quota"), pipebench its own size (PB_PIPE_SIZE).
  */
 #ifndef FIO_PIPE_SIZE
 #define FIO_PIPE_SIZE ((size_t)512 << 10)
