@@ -216,14 +216,19 @@ build_source(struct tee *t, unsigned hot)
 	return 0;
 }
 
-/* The source of this round: the written one, or the hot ones in turn. */
+/* The source of this round: the written one, or the hot ones in turn
+ * (a vmsplice() shape is never hot: shapes_allowed). */
 static unsigned
-round_source(struct tee *t, unsigned hot)
+round_source(struct tee *t)
 {
-	if (!hot || t->src[2][0] < 0)
-		return hot;
-	t->turn = 3 - t->turn;
-	return 3 - t->turn;
+	unsigned i = t->turn;
+
+	if (!(t->shape & FIO_SHAPE_HOT))
+		return 0;
+	if (t->src[2][0] < 0)
+		return 1;
+	t->turn = 3 - i;
+	return i;
 }
 
 /* The middle pipe holds a round: as much as the output pipe. */
@@ -369,10 +374,7 @@ static enum fio_status
 one_round(struct tee *t)
 {
 	struct repeat *r = t->r;
-	unsigned src = t->shape & FIO_SHAPE_VMSPLICE
-			   ? 0
-			   : round_source(t, t->shape & FIO_SHAPE_HOT ? 1 : 0),
-		 calls;
+	unsigned src = round_source(t), calls;
 	size_t n = fio_min(t->shape & FIO_SHAPE_VMSPLICE ? FIO_TEE_ROUND
 							 : t->content[src],
 			   r->left),
