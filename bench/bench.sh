@@ -59,6 +59,8 @@ workload_yes() {
 		for k in 512 1024; do
 			set -- "$@" "ceiling:tee-$k=$c tee $k" \
 				"ceiling:direct-$k=$c direct $k" \
+				"ceiling:turn-$k=$c turn $k" \
+				"ceiling:dturn-$k=$c dturn $k" \
 				"ceiling:pages-$k=$c pages $k" \
 				"ceiling:dpages-$k=$c dpages $k"
 		done

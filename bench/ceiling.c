@@ -10,6 +10,11 @@
  *           tee()d into a middle pipe and spliced out (what yes did
  *           until fa7fb41)
  *   direct  the same source tee()d straight into the output
+ *   turn    as tee, from two such sources of a page each in turn, a
+ *           round from each (yes's hot source: a round takes references
+ *           on one page while the reader drops the last round's on the
+ *           other, so the two CPUs do not share one count's cache line)
+ *   dturn   the two sources in turn tee()d straight into the output
  *   pages   the source written with write(), so its slots hold 256
  *           distinct pages (uutils 0.12's source), through the middle
  *           pipe
@@ -44,10 +49,10 @@
 
 static size_t size = PIPE_SIZE;
 
-static char page[PAGE] __attribute__((aligned(PAGE)));
+static char page[2][PAGE] __attribute__((aligned(PAGE)));
 
 static int
-fill(int fd, int distinct)
+fill(int fd, int distinct, char *pg)
 {
 	static char big[PIPE_SIZE];
 	struct iovec iov[PIPE_SIZE / PAGE];
@@ -59,7 +64,7 @@ fill(int fd, int distinct)
 		return write(fd, big, size) == (ssize_t)size ? 0 : -1;
 	}
 	for (i = 0; i < size / PAGE; i++) {
-		iov[i].iov_base = page;
+		iov[i].iov_base = pg;
 		iov[i].iov_len = PAGE;
 	}
 	return vmsplice(fd, iov, size / PAGE, 0) == (ssize_t)size ? 0 : -1;
@@ -89,7 +94,9 @@ int
 main(int argc, char *argv[])
 {
 	const char *m = argc > 1 ? argv[1] : "tee";
-	int src[2], mid[2], spin = strcmp(m, "spin") == 0;
+	int src[2][2], mid[2], spin = strcmp(m, "spin") == 0;
+	int two = strstr(m, "turn") != NULL, s = 0;
+	int direct = m[0] == 'd';
 	ssize_t k, n;
 	size_t i;
 
@@ -101,23 +108,30 @@ main(int argc, char *argv[])
 		fprintf(stderr, "ceiling: KIB from 4 to 1024, whole pages\n");
 		return 2;
 	}
-	for (i = 0; i < PAGE; i += 2)
-		memcpy(page + i, "y\n", 2);
-	if (pipe(src) < 0 || pipe(mid) < 0 ||
-	    fcntl(src[1], F_SETPIPE_SZ, (int)size) < (int)size ||
-	    fcntl(mid[1], F_SETPIPE_SZ, (int)size) < (int)size ||
-	    fill(src[1], strstr(m, "pages") != NULL) < 0) {
+	for (i = 0; i < PAGE; i += 2) {
+		memcpy(page[0] + i, "y\n", 2);
+		memcpy(page[1] + i, "y\n", 2);
+	}
+	for (i = 0; i <= (size_t)two; i++)
+		if (pipe(src[i]) < 0 ||
+		    fcntl(src[i][1], F_SETPIPE_SZ, (int)size) < (int)size ||
+		    fill(src[i][1], strstr(m, "pages") != NULL, page[i]) < 0) {
+			perror("ceiling: setup");
+			return 1;
+		}
+	if (pipe(mid) < 0 ||
+	    fcntl(mid[1], F_SETPIPE_SZ, (int)size) < (int)size) {
 		perror("ceiling: setup");
 		return 1;
 	}
 	(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, (int)size);
-	if (strcmp(m, "direct") == 0 || strcmp(m, "dpages") == 0) {
-		while (tee(src[0], STDOUT_FILENO, size, 0) > 0)
-			;
+	if (direct) {
+		while (tee(src[s][0], STDOUT_FILENO, size, 0) > 0)
+			s ^= two;
 		return 0;
 	}
-	for (;;) {
-		k = tee(src[0], mid[1], size, 0);
+	for (;; s ^= two) {
+		k = tee(src[s][0], mid[1], size, 0);
 		if (k <= 0)
 			return 1;
 		for (; k > 0; k -= n) {
