@@ -70,6 +70,15 @@ fill(int fd, int distinct, char *pg)
 	return vmsplice(fd, iov, size / PAGE, 0) == (ssize_t)size ? 0 : -1;
 }
 
+/* A source pipe p of size bytes, filled as fill() does. */
+static int
+source(int p[2], int distinct, char *pg)
+{
+	if (pipe(p) < 0 || fcntl(p[1], F_SETPIPE_SZ, (int)size) < (int)size)
+		return -1;
+	return fill(p[1], distinct, pg);
+}
+
 static int
 relay(int grow)
 {
@@ -96,7 +105,7 @@ main(int argc, char *argv[])
 	const char *m = argc > 1 ? argv[1] : "tee";
 	int src[2][2], mid[2], spin = strcmp(m, "spin") == 0;
 	int two = strstr(m, "turn") != NULL, s = 0;
-	int direct = m[0] == 'd';
+	int direct = m[0] == 'd', distinct = strstr(m, "pages") != NULL;
 	ssize_t k, n;
 	size_t i;
 
@@ -108,18 +117,11 @@ main(int argc, char *argv[])
 		fprintf(stderr, "ceiling: KIB from 4 to 1024, whole pages\n");
 		return 2;
 	}
-	for (i = 0; i < PAGE; i += 2) {
+	for (i = 0; i < PAGE; i += 2)
 		memcpy(page[0] + i, "y\n", 2);
-		memcpy(page[1] + i, "y\n", 2);
-	}
-	for (i = 0; i <= (size_t)two; i++)
-		if (pipe(src[i]) < 0 ||
-		    fcntl(src[i][1], F_SETPIPE_SZ, (int)size) < (int)size ||
-		    fill(src[i][1], strstr(m, "pages") != NULL, page[i]) < 0) {
-			perror("ceiling: setup");
-			return 1;
-		}
-	if (pipe(mid) < 0 ||
+	memcpy(page[1], page[0], PAGE);
+	if (source(src[0], distinct, page[0]) < 0 ||
+	    (two && source(src[1], distinct, page[1]) < 0) || pipe(mid) < 0 ||
 	    fcntl(mid[1], F_SETPIPE_SZ, (int)size) < (int)size) {
 		perror("ceiling: setup");
 		return 1;
